@@ -1,0 +1,65 @@
+"""The checker<->worker channel: length-prefixed frames of torch.save bytes, capped, read with weights_only."""
+
+from __future__ import annotations
+
+import io
+import socket
+import struct
+import time
+
+import torch
+
+HEADER = struct.Struct("!Q")
+MAX_FRAME = 8 << 20  # a few MiB: enough for exercise-sized tensors, too small to flood the checker
+
+
+class ChannelClosed(EOFError):
+    """The peer closed the channel, sent a frame over the cap, or sent bytes that are not a frame."""
+
+
+class Channel:
+    def __init__(self, sock: socket.socket, max_frame: int = MAX_FRAME):
+        self.sock = sock
+        self.max_frame = max_frame
+
+    def send(self, obj) -> None:
+        buf = io.BytesIO()
+        torch.save(obj, buf)
+        data = buf.getvalue()
+        if len(data) > self.max_frame:
+            raise ValueError(f"message of {len(data)} bytes is over the {self.max_frame}-byte cap")
+        self.sock.sendall(HEADER.pack(len(data)) + data)
+
+    def recv(self, deadline: float | None = None):
+        """The next object; raises ChannelClosed on EOF, garbage or a missed deadline (time.time())."""
+        (size,) = HEADER.unpack(self._read(HEADER.size, deadline))
+        if size > self.max_frame:
+            raise ChannelClosed(f"peer sent a {size}-byte frame (cap {self.max_frame})")
+        data = self._read(size, deadline)
+        try:
+            return torch.load(io.BytesIO(data), weights_only=True)
+        except Exception as exc:  # noqa: BLE001 - any undecodable frame means the peer broke the protocol
+            raise ChannelClosed(f"peer sent an unreadable frame: {type(exc).__name__}") from exc
+
+    def _read(self, size: int, deadline: float | None) -> bytes:
+        chunks, got = [], 0
+        while got < size:
+            if deadline is not None:
+                left = deadline - time.time()
+                if left <= 0:
+                    raise ChannelClosed("no reply before the time limit")
+                self.sock.settimeout(left)
+            try:
+                chunk = self.sock.recv(min(size - got, 1 << 20))
+            except TimeoutError as exc:
+                raise ChannelClosed("no reply before the time limit") from exc
+            except OSError as exc:
+                raise ChannelClosed(str(exc)) from exc
+            if not chunk:
+                raise ChannelClosed("the peer closed the channel")
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)
+
+    def close(self) -> None:
+        self.sock.close()

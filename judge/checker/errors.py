@@ -1,0 +1,16 @@
+"""Exceptions a test sees when it calls into the learner's worker."""
+
+
+class WorkerLost(Exception):
+    """The worker died, was killed for a limit, or broke the protocol; no reply will come."""
+
+
+class LearnerError(Exception):
+    """The learner's code raised inside a probe; carries the worker's description of it."""
+
+    def __init__(self, type_name: str, message: str, learner_line: int | None = None):
+        self.type_name = type_name
+        self.message = message
+        self.learner_line = learner_line
+        where = f" (line {learner_line})" if learner_line else ""
+        super().__init__(f"{type_name}: {message}{where}")

@@ -1,0 +1,31 @@
+"""Turn what went wrong in a case into the one line a learner reads (in the handbook's language)."""
+
+from __future__ import annotations
+
+from judge.checker.errors import LearnerError, WorkerLost
+from judge.checker.remote import ImportFailed
+
+
+def where(display_name: str, line: int | None) -> str:
+    return f"（{display_name} 第 {line} 行）" if line else ""
+
+
+def import_failure(error: dict, display_name: str) -> str:
+    return f"你的文件没能导入：{error.get('type')}: {error.get('message')}{where(display_name, error.get('learner_line'))}"
+
+
+def case_message(exc: BaseException, display_name: str) -> str:
+    if isinstance(exc, LearnerError):
+        return f"你的代码抛出了 {exc.type_name}: {first_line(exc.message)}{where(display_name, exc.learner_line)}"
+    if isinstance(exc, WorkerLost):
+        return "你的程序在这个测试进行中结束或失去响应（见判题结果的说明）"
+    if isinstance(exc, ImportFailed):
+        return "你的文件没能导入，这个测试没有运行"
+    if isinstance(exc, AssertionError):
+        return first_line(str(exc)) or "结果与预期不符"
+    return f"{type(exc).__name__}: {first_line(str(exc))}"
+
+
+def first_line(text: str, limit: int = 300) -> str:
+    line = text.strip().splitlines()[0] if text.strip() else ""
+    return line if len(line) <= limit else line[: limit - 1] + "…"

@@ -1,0 +1,78 @@
+"""The pytest plugin inside the checker: provides fixtures, reports each case as an event."""
+
+from __future__ import annotations
+
+import pytest
+
+from judge.checker.errors import WorkerLost
+from judge.checker.events import EventWriter
+from judge.checker.messages import case_message, import_failure
+from judge.checker.remote import ImportFailed, Remote
+from judge.models import ProblemMeta
+
+HIDDEN_FILE = "test_hidden.py"
+
+
+class CaseState:
+    def __init__(self, name: str, hidden: bool):
+        self.name, self.hidden = name, hidden
+        self.outcome, self.message, self.detail, self.duration = "passed", "", "", 0.0
+
+
+class JudgePlugin:
+    def __init__(self, remote: Remote, events: EventWriter, meta: ProblemMeta, display_name: str):
+        self._remote, self.events, self.meta, self.display_name = remote, events, meta, display_name
+        self.cases: dict[str, CaseState] = {}
+
+    @pytest.fixture(scope="session")
+    def remote(self) -> Remote:
+        return self._remote
+
+    @pytest.fixture(scope="session")
+    def problem(self) -> ProblemMeta:
+        return self.meta
+
+    def pytest_collectreport(self, report):
+        if report.failed:
+            self.events.send({"type": "collect_error", "detail": str(report.longrepr)[-4000:]})
+
+    def pytest_collection_finish(self, session):
+        for item in session.items:
+            self.cases[item.nodeid] = CaseState(item.name, item.path.name == HIDDEN_FILE)
+        self.events.send({"type": "collected",
+                          "cases": [{"id": nodeid, "name": c.name, "hidden": c.hidden}
+                                    for nodeid, c in self.cases.items()]})
+        hello = self._remote.handshake()
+        if hello["import"] == "error":
+            self.events.send({"type": "import_error", "error": hello,
+                              "message": import_failure(hello, self.display_name)})
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtest_setup(self, item):
+        if self._remote.import_error is not None:
+            raise ImportFailed(import_failure(self._remote.import_error, self.display_name))
+
+    def pytest_runtest_logstart(self, nodeid, location):
+        case = self.cases[nodeid]
+        self.events.send({"type": "case_started", "name": case.name, "hidden": case.hidden})
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_makereport(self, item, call):
+        report = yield
+        case = self.cases[item.nodeid]
+        case.duration += call.duration
+        if report.skipped and case.outcome == "passed":
+            case.outcome, case.message = "skipped", "跳过"
+        elif report.failed and case.outcome in ("passed", "skipped"):
+            exc = call.excinfo.value if call.excinfo else None
+            lost = isinstance(exc, (WorkerLost, ImportFailed))
+            case.outcome = "failed" if report.when == "call" and not lost else "error"
+            case.message = case_message(exc, self.display_name) if exc is not None else "失败"
+            case.detail = str(report.longrepr)[-4000:]
+        return report
+
+    def pytest_runtest_logfinish(self, nodeid, location):
+        case = self.cases[nodeid]
+        self.events.send({"type": "case_finished", "id": nodeid, "name": case.name, "hidden": case.hidden,
+                          "outcome": case.outcome, "message": case.message, "detail": case.detail,
+                          "duration_s": round(case.duration, 4)})

@@ -1,0 +1,64 @@
+"""The `remote` object tests use to call probes in the learner's worker."""
+
+from __future__ import annotations
+
+from judge.channel import Channel, ChannelClosed
+from judge.checker.errors import LearnerError, WorkerLost
+from judge.checker.replies import ReplyRejected, check_reply
+
+
+class ImportFailed(Exception):
+    """The learner's file did not import; every case is an error (compile_error)."""
+
+
+class Remote:
+    def __init__(self, channel: Channel, deadline: float):
+        self.channel = channel
+        self.deadline = deadline
+        self.lost: str | None = None
+        self.import_error: dict | None = None
+
+    def handshake(self) -> dict:
+        """Wait for the worker's import report; returns it (also stored on failure)."""
+        try:
+            hello = check_reply(self.channel.recv(self.deadline))
+        except (ChannelClosed, ReplyRejected) as exc:
+            self.lost = f"worker ended before reporting its import: {exc}"
+            return {"import": "lost", "message": self.lost}
+        if not isinstance(hello, dict) or hello.get("import") not in ("ok", "error"):
+            self.lost = "worker sent a malformed import report"
+            return {"import": "lost", "message": self.lost}
+        if hello["import"] == "error":
+            self.import_error = hello
+        return hello
+
+    def call(self, probe: str, *args, **kwargs):
+        """Run probes.<probe>(solution, *args, **kwargs) in the worker and return its checked result."""
+        if self.import_error is not None:
+            raise ImportFailed(self.import_error.get("message", ""))
+        if self.lost is not None:
+            raise WorkerLost(self.lost)
+        try:
+            self.channel.send({"probe": probe, "args": list(args), "kwargs": kwargs})
+            reply = check_reply(self.channel.recv(self.deadline))
+        except (ChannelClosed, OSError) as exc:
+            self.lost = str(exc)
+            raise WorkerLost(self.lost) from None
+        except ReplyRejected as exc:
+            self.lost = f"worker reply rejected: {exc}"
+            raise WorkerLost(self.lost) from None
+        return self._unwrap(reply)
+
+    def _unwrap(self, reply):
+        if type(reply) is dict and len(reply) == 1:
+            if "ok" in reply:
+                return reply["ok"]
+            raised = reply.get("raised")
+            if type(raised) is dict:
+                line = raised.get("learner_line")
+                raise LearnerError(str(raised.get("type", "Exception"))[:100], str(raised.get("message", ""))[:2000],
+                                   line if type(line) is int else None)
+            if "internal" in reply:
+                raise RuntimeError(f"probe problem: {reply['internal']}")
+        self.lost = "worker sent a reply that is not {'ok': ...} or {'raised': ...}"
+        raise WorkerLost(self.lost)

@@ -1,0 +1,111 @@
+"""Pure decision: what the checker reported and what the sandbox saw -> a Report."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from judge.models import CaseResult, Outcome, Report, RunInfo, Verdict
+from sandbox.base import JobFacts
+
+
+@dataclass
+class CheckerLog:
+    """Everything the checker told the judge about one judgement."""
+
+    collected: list[dict] = field(default_factory=list)       # {"id", "name", "hidden"} in collection order
+    finished: dict[str, CaseResult] = field(default_factory=dict)  # by pytest node id
+    import_error: dict | None = None
+    import_message: str = ""
+    collect_errors: list[str] = field(default_factory=list)
+    exit_code: int | None = None
+    fault: str = ""                                           # an infrastructure fault seen by the judge
+    checker_output: str = ""                                  # what pytest printed, for diagnosing faults
+
+
+LIMIT_MESSAGES = {
+    Verdict.memory_limit_exceeded: "超出内存限制：你的代码申请的内存超过了 {memory} MiB",
+    Verdict.time_limit_exceeded: "超出时间限制：判题在 {wall:.0f} 秒内没有完成（死循环或计算太慢？）",
+    Verdict.output_limit_exceeded: "输出超出限制：你的代码打印了超过 {output} KiB",
+    Verdict.runtime_error: "运行时错误：你的程序意外结束了（{how}）",
+}
+
+
+def _worker_verdicts(facts: JobFacts | None, lost: bool) -> list[Verdict]:
+    if facts is None:
+        return []
+    found = []
+    if facts.memory_exceeded:
+        found.append(Verdict.memory_limit_exceeded)
+    if facts.timed_out:
+        found.append(Verdict.time_limit_exceeded)
+    if facts.output_exceeded:
+        found.append(Verdict.output_limit_exceeded)
+    if lost and not found:
+        found.append(Verdict.runtime_error)
+    return found
+
+
+def _how(facts: JobFacts | None) -> str:
+    if facts is None:
+        return "原因未知"
+    if facts.signal is not None:
+        return f"被信号 {facts.signal} 终止"
+    return f"退出码 {facts.exit_code}"
+
+
+def _internal_fault(log: CheckerLog, cases: list[CaseResult], lost: bool) -> str:
+    if log.fault:
+        return log.fault
+    if log.collect_errors:
+        return "the problem's tests failed to collect: " + log.collect_errors[0][:500]
+    if not log.collected:
+        return "the checker collected no test cases"
+    if len(log.finished) < len(log.collected):
+        return f"the checker reported {len(log.finished)} of {len(log.collected)} cases"
+    if log.exit_code not in (0, 1):
+        return f"pytest ended with exit code {log.exit_code}"
+    return ""
+
+
+def decide(problem_id: str, mode: str, log: CheckerLog, worker: JobFacts | None, limits: dict) -> Report:
+    cases = [log.finished.get(c["id"]) or CaseResult(name=c["name"], hidden=c["hidden"], outcome=Outcome.error,
+                                                        message="这个测试没有报告结果")
+             for c in log.collected]
+    lost = any(c.outcome == Outcome.error for c in cases) and log.import_error is None
+    fault = _internal_fault(log, cases, lost)
+    passed = sum(c.outcome == Outcome.passed for c in cases)
+    verdicts = _worker_verdicts(worker, lost)
+    if fault:
+        verdicts.append(Verdict.internal_error)
+    if log.import_error is not None:
+        verdicts.append(Verdict.compile_error)
+    if passed < len(cases):
+        verdicts.append(Verdict.wrong_answer)
+    verdict = Verdict.worst(verdicts) if verdicts else Verdict.accepted
+    if verdict == Verdict.accepted and (not cases or passed != len(cases)):
+        verdict = Verdict.internal_error  # accepting needs positive evidence
+    return Report(problem=problem_id, verdict=verdict, mode=mode, cases=cases, passed=passed, total=len(cases),
+                  score=round(passed / len(cases), 4) if cases else 0.0,
+                  message=_summary(verdict, log, worker, limits, fault), detail=f"{fault}\n{log.checker_output[-3000:]}" if fault else "", run=_run_info(worker))
+
+
+def _summary(verdict: Verdict, log: CheckerLog, worker: JobFacts | None, limits: dict, fault: str) -> str:
+    if verdict == Verdict.internal_error:
+        return "判题系统内部错误（不是你的代码的问题），请重试或报告给我们"
+    if verdict == Verdict.compile_error:
+        return log.import_message
+    template = LIMIT_MESSAGES.get(verdict)
+    if template:
+        return template.format(how=_how(worker), **limits)
+    if verdict == Verdict.wrong_answer:
+        return "有测试没有通过"
+    return "全部测试通过"
+
+
+def _run_info(worker: JobFacts | None) -> RunInfo:
+    if worker is None:
+        return RunInfo()
+    return RunInfo(exit_code=worker.exit_code, signal=worker.signal, timed_out=worker.timed_out,
+                   memory_exceeded=worker.memory_exceeded, output_exceeded=worker.output_exceeded,
+                   wall_s=worker.wall_s, peak_memory_mib=worker.peak_memory_mib,
+                   stdout_tail=worker.output_tail, layers=worker.layers)

@@ -1,0 +1,154 @@
+"""The judge's data model: problem metadata, verdicts, per-case results and reports."""
+
+from __future__ import annotations
+
+import enum
+from datetime import datetime, timezone
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Titles(Strict):
+    zh: str = Field(description="Title in Chinese, the handbook's language.")
+    en: str = Field(description="Title in English.")
+
+
+class Limits(Strict):
+    wall_s: float = Field(60, gt=0, le=600, description="Wall-clock limit for one whole judgement, seconds.")
+    memory_mib: int = Field(2048, gt=0, description="Memory limit of the learner's worker process, MiB.")
+    output_kib: int = Field(1024, gt=0, description="Bytes of worker stdout+stderr allowed, KiB; more is output_limit_exceeded.")
+    source_kib: int = Field(256, gt=0, description="Largest accepted source file, KiB.")
+
+
+class Tolerance(Strict):
+    rtol: float = Field(ge=0, description="Relative tolerance for torch.testing.assert_close-style comparisons.")
+    atol: float = Field(ge=0, description="Absolute tolerance.")
+
+
+class ProblemMeta(Strict):
+    """Contents of a problem folder's problem.toml; this model is the format's documentation."""
+
+    id: str = Field(pattern=r"^[0-9]{1,4}$", description="Exercise number; also the folder prefix.")
+    slug: str = Field(pattern=r"^[a-z0-9][a-z0-9-]*$", description="Folder suffix, lowercase words joined by '-'.")
+    title: Titles
+    chapter: str = Field(description="Handbook chapter the exercise closes.")
+    difficulty: Literal["easy", "medium", "hard"]
+    device: Literal["cpu", "cuda"] = Field(description="Where the learner's code must run.")
+    solution_file: str = Field(pattern=r"^[A-Za-z0-9_.-]+\.py$", description="Learner's file name under practice/solutions/.")
+    tags: list[str] = Field(default_factory=list, description="Topics, for search and listing.")
+    limits: Limits = Field(default_factory=Limits)
+    tolerances: dict[str, Tolerance] = Field(default_factory=dict, description="Per-dtype tolerances, keyed by dtype name ('float32').")
+
+
+class Verdict(str, enum.Enum):
+    """A judgement; members are listed from most to least severe (the precedence)."""
+
+    internal_error = "internal_error"
+    compile_error = "compile_error"
+    memory_limit_exceeded = "memory_limit_exceeded"
+    time_limit_exceeded = "time_limit_exceeded"
+    output_limit_exceeded = "output_limit_exceeded"
+    runtime_error = "runtime_error"
+    wrong_answer = "wrong_answer"
+    accepted = "accepted"
+
+    @property
+    def severity(self) -> int:
+        return len(Verdict) - list(Verdict).index(self)
+
+    @classmethod
+    def worst(cls, verdicts) -> "Verdict":
+        return max(verdicts, key=lambda v: v.severity, default=cls.accepted)
+
+
+class Outcome(str, enum.Enum):
+    passed = "passed"
+    failed = "failed"
+    error = "error"
+    skipped = "skipped"
+
+
+class CaseResult(BaseModel):
+    name: str = Field(description="Readable test id, e.g. test_kv_write_in_place[float32].")
+    outcome: Outcome
+    hidden: bool = False
+    message: str = Field("", description="Short learner-facing explanation of a failure.")
+    detail: str = Field("", description="Longer text for instructors (assertion, traceback tail).")
+    duration_s: float = 0.0
+
+
+class RunInfo(BaseModel):
+    """Facts the sandbox observed about the learner's worker; nothing here comes from the learner."""
+
+    exit_code: int | None = None
+    signal: int | None = None
+    timed_out: bool = False
+    memory_exceeded: bool = False
+    output_exceeded: bool = False
+    wall_s: float = 0.0
+    peak_memory_mib: float | None = None
+    stdout_tail: str = ""
+    layers: dict[str, str] = Field(default_factory=dict, description="Isolation layer -> 'active' or why it is not.")
+
+
+class Report(BaseModel):
+    problem: str
+    verdict: Verdict
+    score: float = Field(ge=0, le=1)
+    passed: int
+    total: int
+    mode: Literal["submit", "run"] = "submit"
+    message: str = Field("", description="One-line learner-facing summary: compile error location, limit hit.")
+    detail: str = Field("", description="For instructors and logs: the internal fault or checker output, if any.")
+    cases: list[CaseResult] = Field(default_factory=list)
+    run: RunInfo = Field(default_factory=RunInfo)
+    versions: dict[str, str] = Field(default_factory=dict)
+    judged_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
+    duration_s: float = 0.0
+
+    def public(self) -> "PublicReport":
+        """What a learner may see: hidden cases keep only their outcome, the sandbox keeps its secrets."""
+        cases, hidden_no = [], 0
+        for case in self.cases:
+            if case.hidden:
+                hidden_no += 1
+                cases.append(PublicCase(name=f"hidden {hidden_no}", outcome=case.outcome, hidden=True,
+                                        message="", duration_s=round(case.duration_s, 3)))
+            else:
+                cases.append(PublicCase(name=case.name, outcome=case.outcome, hidden=False,
+                                        message=case.message, duration_s=round(case.duration_s, 3)))
+        return PublicReport(problem=self.problem, verdict=self.verdict, score=self.score, passed=self.passed,
+                            total=self.total, mode=self.mode, message=self.message, cases=cases,
+                            # Output printed during hidden tests could reveal their inputs: show it for "run" only.
+                            output=self.run.stdout_tail if self.mode == "run" else "", duration_s=round(self.duration_s, 3),
+                            versions=self.versions, judged_at=self.judged_at)
+
+
+class PublicCase(BaseModel):
+    name: str
+    outcome: Outcome
+    hidden: bool
+    message: str
+    duration_s: float
+
+
+class PublicReport(BaseModel):
+    """The learner-facing projection of a Report: the CLI's --json and the web's response body."""
+
+    problem: str
+    verdict: Verdict
+    score: float
+    passed: int
+    total: int
+    mode: Literal["submit", "run"]
+    message: str
+    cases: list[PublicCase]
+    output: str = Field("", description="Tail of what the learner's code printed.")
+    duration_s: float
+    versions: dict[str, str]
+    judged_at: datetime

@@ -1,0 +1,106 @@
+"""Discover, load and validate problem folders (problems/<id>-<slug>/)."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+from functools import cached_property
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from judge.errors import ProblemInvalid, UnknownProblem
+from judge.models import ProblemMeta, Verdict
+
+FOLDER = re.compile(r"^(?P<id>[0-9]{1,4})-(?P<slug>[a-z0-9][a-z0-9-]*)$")
+EXPECT = re.compile(r"^#\s*expect:\s*(?P<verdict>[a-z_]+)\s*$")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One exercise folder with validated metadata."""
+
+    root: Path
+    meta: ProblemMeta
+
+    @property
+    def id(self) -> str:
+        return self.meta.id
+
+    @property
+    def tests_dir(self) -> Path:
+        return self.root / "tests"
+
+    @property
+    def probes_path(self) -> Path:
+        return self.tests_dir / "probes.py"
+
+    @property
+    def starter_path(self) -> Path:
+        return self.root / "starter.py"
+
+    @property
+    def reference_path(self) -> Path:
+        return self.root / "solutions" / "reference.py"
+
+    def test_files(self, mode: str) -> list[Path]:
+        names = ["test_public.py"] if mode == "run" else ["test_public.py", "test_hidden.py"]
+        return [self.tests_dir / n for n in names if (self.tests_dir / n).exists()]
+
+    def prompt(self, lang: str) -> str:
+        return (self.root / f"prompt.{lang}.md").read_text(encoding="utf-8")
+
+    def valid_solutions(self) -> list[Path]:
+        return sorted((self.root / "solutions" / "valid").glob("*.py"))
+
+    def wrong_solutions(self) -> list[tuple[Path, Verdict]]:
+        """Each known-wrong solution with the verdict its first line declares."""
+        out = []
+        for path in sorted((self.root / "solutions" / "wrong").glob("*.py")):
+            first = path.read_text(encoding="utf-8").splitlines()[:1]
+            match = EXPECT.match(first[0]) if first else None
+            if not match:
+                raise ProblemInvalid(f"{path}: first line must be '# expect: <verdict>'")
+            out.append((path, Verdict(match["verdict"])))
+        return out
+
+
+def load_problem(root: Path) -> Problem:
+    match = FOLDER.match(root.name)
+    if not match:
+        raise ProblemInvalid(f"{root.name}: problem folders are named <id>-<slug>")
+    try:
+        meta = ProblemMeta.model_validate(tomllib.loads((root / "problem.toml").read_text(encoding="utf-8")))
+    except (OSError, tomllib.TOMLDecodeError, ValidationError) as exc:
+        raise ProblemInvalid(f"{root.name}/problem.toml: {exc}") from exc
+    if (meta.id, meta.slug) != (match["id"], match["slug"]):
+        raise ProblemInvalid(f"{root.name}: problem.toml says {meta.id}-{meta.slug}")
+    return Problem(root=root, meta=meta)
+
+
+class ProblemSet:
+    """All problems under one folder, loaded once and looked up by id."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+
+    @cached_property
+    def _by_id(self) -> dict[str, Problem]:
+        found: dict[str, Problem] = {}
+        for root in sorted(p for p in self.folder.iterdir() if p.is_dir() and FOLDER.match(p.name)):
+            problem = load_problem(root)
+            if problem.id in found:
+                raise ProblemInvalid(f"problem id {problem.id} is used by two folders")
+            found[problem.id] = problem
+        return found
+
+    def all(self) -> list[Problem]:
+        return sorted(self._by_id.values(), key=lambda p: int(p.id))
+
+    def get(self, problem_id: str) -> Problem:
+        problem = self._by_id.get(str(problem_id).strip())
+        if problem is None:
+            known = ", ".join(self._by_id) or "none"
+            raise UnknownProblem(f"unknown problem '{problem_id}' (known: {known})")
+        return problem

@@ -1,0 +1,99 @@
+"""Judge: the one entry point every front end calls (CLI, web, batch)."""
+
+from __future__ import annotations
+
+import platform
+from importlib import metadata
+import threading
+import time
+from typing import Callable
+
+import pydantic
+
+from judge.errors import BadSubmission, JudgeError
+from judge.grading import grade_once
+from judge.models import Report, Verdict
+from judge.problems import Problem, ProblemSet
+from judge.settings import Settings
+from judge.source import check_source
+from sandbox import Zygote
+
+WORKER_PRELOAD = ["torch", "torch._dynamo", "judge.channel", "judge.worker.main"]
+CHECKER_PRELOAD = ["torch", "pytest", "judge.checker.run"]
+
+
+class Judge:
+    """Grades submissions; keeps two warm parents (zygotes) alive between calls."""
+
+    def __init__(self, settings: Settings | None = None):
+        self.settings = settings or Settings()
+        self.problem_set = ProblemSet(self.settings.problems_dir)
+        self._zygotes: tuple[Zygote, Zygote] | None = None
+        self._lock = threading.Lock()
+
+    def problems(self) -> list[Problem]:
+        return self.problem_set.all()
+
+    def problem(self, problem_id: str) -> Problem:
+        return self.problem_set.get(problem_id)
+
+    def grade(self, problem_id: str, source_code: str | bytes, mode: str = "submit",
+              on_event: Callable[[dict], None] | None = None, display_name: str | None = None) -> Report:
+        """Judge one submission. Learner mistakes become verdicts; only bad requests raise JudgeError."""
+        if mode not in ("submit", "run"):
+            raise JudgeError(f"mode must be 'submit' or 'run', not {mode!r}")
+        problem = self.problem(problem_id)
+        source = check_source(source_code, min(problem.meta.limits.source_kib << 10, self.settings.max_source_bytes))
+        started = time.monotonic()
+        try:
+            worker_zygote, checker_zygote = self._warm()
+            report = grade_once(problem, source, mode, worker_zygote, checker_zygote,
+                                display_name or problem.meta.solution_file, self.settings.worker_threads, on_event)
+        except (JudgeError, BadSubmission):
+            raise
+        except Exception as exc:  # noqa: BLE001 - any judge fault becomes an internal_error report, never a crash
+            report = Report(problem=problem.id, verdict=Verdict.internal_error, score=0, passed=0, total=0,
+                            mode=mode, message="判题系统内部错误（不是你的代码的问题），请重试或报告给我们",
+                            detail=f"{type(exc).__name__}: {exc}")
+            self._discard_zygotes()
+        report.duration_s = round(time.monotonic() - started, 3)
+        report.versions = self.versions()
+        return report
+
+    def versions(self) -> dict[str, str]:
+        return {"python": platform.python_version(), "torch": _version("torch"), "judge": _version("practice-judge")}
+
+    def _warm(self) -> tuple[Zygote, Zygote]:
+        with self._lock:
+            if self._zygotes is None or not all(z.alive for z in self._zygotes):
+                self._discard_zygotes()
+                zygotes = (Zygote(WORKER_PRELOAD, "worker-zygote").start(),
+                           Zygote(CHECKER_PRELOAD, "checker-zygote").start())
+                for zygote in zygotes:  # both import torch at once, on separate cores
+                    zygote.wait_ready()
+                self._zygotes = zygotes
+            return self._zygotes
+
+    def _discard_zygotes(self) -> None:
+        if self._zygotes is not None:
+            for zygote in self._zygotes:
+                zygote.close()
+            self._zygotes = None
+
+    def close(self) -> None:
+        with self._lock:
+            self._discard_zygotes()
+
+    def __enter__(self) -> "Judge":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _version(distribution: str) -> str:
+    """Installed version without importing the package (importing torch here would cost seconds)."""
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "dev"

@@ -1,0 +1,19 @@
+"""Settings for every entry point, read from the environment (prefix PRACTICE_) when built."""
+
+from pathlib import Path
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="PRACTICE_")
+
+    problems_dir: Path = Field(REPO_ROOT / "problems", description="Folder holding one folder per exercise.")
+    solutions_dir: Path = Field(REPO_ROOT / "practice" / "solutions", description="Learners' own files.")
+    max_source_bytes: int = Field(1024 * 1024, description="Hard cap on any submitted file, before per-problem limits.")
+    worker_threads: int = Field(1, ge=1, description="torch threads inside each worker.")
+    zygotes: bool = Field(True, description="Fork checkers and workers from warm parents (False: spawn fresh).")
+    isolation: str = Field("auto", description="'auto' uses every layer the host offers; 'none' only processes and rlimits.")

@@ -1,0 +1,48 @@
+"""Worker entry point: load probes, import the submission, then serve probe calls until the checker hangs up."""
+
+from __future__ import annotations
+
+import os
+import socket
+
+from judge.channel import Channel, ChannelClosed
+from judge.worker.learner import describe, is_out_of_memory, load_module
+from sandbox.base import EXIT_MEMORY
+
+
+def serve(fds: list[int], payload: dict) -> None:
+    channel = Channel(socket.socket(fileno=fds[0]))
+    display = payload["display_name"]
+    # Probes load first, so the names they bind are torch's own, not ones the submission patched.
+    probes = load_module("probes", payload["probes_path"])
+    try:
+        solution = load_module("solution", payload["solution_path"], display)
+    except Exception as exc:  # noqa: BLE001 - any failure while importing is the learner's compile error
+        if is_out_of_memory(exc):
+            os._exit(EXIT_MEMORY)
+        channel.send({"import": "error", **describe(exc, display)})
+        return
+    channel.send({"import": "ok"})
+    while True:
+        try:
+            request = channel.recv()
+        except ChannelClosed:
+            return
+        reply = _call(probes, solution, request, display)
+        try:
+            channel.send(reply)
+        except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable or oversized result
+            channel.send({"raised": {"type": "ReplyError", "message": f"the result could not be sent back: {exc}"[:500],
+                                     "learner_line": None}})
+
+
+def _call(probes, solution, request: dict, display: str) -> dict:
+    probe = getattr(probes, request["probe"], None)
+    if probe is None or request["probe"].startswith("_"):
+        return {"internal": f"no probe named {request['probe']!r}"}
+    try:
+        return {"ok": probe(solution, *request["args"], **request["kwargs"])}
+    except Exception as exc:  # noqa: BLE001 - the learner's exception is an observation, not a crash
+        if is_out_of_memory(exc):
+            os._exit(EXIT_MEMORY)
+        return {"raised": describe(exc, display)}

@@ -1,0 +1,53 @@
+"""What a caller asks of a sandboxed job (JobSpec) and what the sandbox observed of it (JobFacts)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+# A worker that catches an allocation failure exits with this code so that the sandbox can
+# report memory_exceeded even where no cgroup watches it (rlimit-only hosts).
+EXIT_MEMORY = 86
+
+
+@dataclass
+class JobSpec:
+    target: str                      # "package.module:function", called as function(fds, payload) in the child
+    payload: dict = field(default_factory=dict)
+    wall_s: float = 60.0
+    memory_bytes: int | None = None  # None: no memory limit
+    output_bytes: int = 1 << 20      # stdout+stderr budget; more kills the job
+    workdir: str | None = None       # scratch folder: cwd, HOME and TMPDIR of the child
+    env: dict[str, str] = field(default_factory=dict)
+    isolate: bool = False            # apply the untrusted-code layers (rlimits, namespaces, ...)
+    threads: int = 1                 # torch intra-op threads in the child
+
+    def to_wire(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_wire(cls, data: dict) -> "JobSpec":
+        return cls(**data)
+
+
+@dataclass
+class JobFacts:
+    exit_code: int | None = None
+    signal: int | None = None
+    timed_out: bool = False
+    memory_exceeded: bool = False
+    output_exceeded: bool = False
+    wall_s: float = 0.0
+    peak_memory_mib: float | None = None
+    output_tail: str = ""
+    layers: dict[str, str] = field(default_factory=dict)
+
+    def to_wire(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_wire(cls, data: dict) -> "JobFacts":
+        return cls(**data)
+
+    @property
+    def clean_exit(self) -> bool:
+        return self.exit_code == 0 and not (self.timed_out or self.memory_exceeded or self.output_exceeded)
