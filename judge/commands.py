@@ -1,0 +1,40 @@
+"""Sub-commands of the `judge` console script; each hands off to the module that does the work."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from judge.cli import EXIT_USAGE, list_problems, run_problem
+from judge.errors import JudgeError
+from judge.settings import Settings
+
+
+def _run(args, settings: Settings) -> int:
+    return run_problem(args.problem, args.path, args.json, args.public, settings)
+
+
+def _list(args, settings: Settings) -> int:
+    return list_problems(settings)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="judge", description="practice-judge: judge handbook exercises.")
+    sub = parser.add_subparsers(dest="command", required=True)
+    run = sub.add_parser("run", help="judge a file (like python practice/judge.py)")
+    run.add_argument("problem")
+    run.add_argument("path", nargs="?")
+    run.add_argument("--json", action="store_true")
+    run.add_argument("--public", action="store_true")
+    run.set_defaults(handler=_run)
+    sub.add_parser("list", help="list the exercises").set_defaults(handler=_list)
+    return parser
+
+
+def dispatch(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.handler(args, Settings())
+    except JudgeError as exc:
+        print(f"error: {exc.message}", file=sys.stderr)
+        return EXIT_USAGE

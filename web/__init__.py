@@ -1,0 +1,1 @@
+"""Web front end (FastAPI); built in its own issue. Only `judge serve` imports it."""
