@@ -18,6 +18,20 @@ def _list(args, settings: Settings) -> int:
     return list_problems(settings)
 
 
+def _check(args, settings: Settings) -> int:
+    from judge.checking import run_checks  # noqa: PLC0415
+
+    return run_checks(settings, args.problem, args.all)
+
+
+def _new(args, settings: Settings) -> int:
+    from judge.scaffold import scaffold  # noqa: PLC0415
+
+    folder = scaffold(settings.problems_dir, args.id, args.slug)
+    print(f"created {folder}; fill in the TODOs, then run: judge check {args.id}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="judge", description="practice-judge: judge handbook exercises.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -28,6 +42,14 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--public", action="store_true")
     run.set_defaults(handler=_run)
     sub.add_parser("list", help="list the exercises").set_defaults(handler=_list)
+    check = sub.add_parser("check", help="prove a problem folder sound (authors)")
+    check.add_argument("problem", nargs="?")
+    check.add_argument("--all", action="store_true", help="check every problem")
+    check.set_defaults(handler=_check)
+    new = sub.add_parser("new", help="scaffold a new problem folder (authors)")
+    new.add_argument("id")
+    new.add_argument("slug")
+    new.set_defaults(handler=_new)
     return parser
 
 

@@ -1,0 +1,29 @@
+"""Shared fixtures for the judge's own tests."""
+
+from pathlib import Path
+
+import pytest
+
+from judge import Judge
+from judge.settings import Settings
+
+FIXTURE_PROBLEMS = Path(__file__).parent / "fixtures" / "problems"
+
+
+@pytest.fixture(scope="session")
+def fixture_settings() -> Settings:
+    return Settings(problems_dir=FIXTURE_PROBLEMS)
+
+
+@pytest.fixture(scope="session")
+def fixture_judge(fixture_settings):
+    """A warm judge over the small fixture problems (900: add two tensors)."""
+    with Judge(fixture_settings) as judge:
+        yield judge
+
+
+@pytest.fixture(scope="session")
+def judge():
+    """A warm judge over the real problems folder."""
+    with Judge() as real:
+        yield real

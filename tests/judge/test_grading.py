@@ -1,0 +1,122 @@
+"""End-to-end judgements of the fixture problem 900 (add two tensors), including misbehaving submissions."""
+
+import pytest
+
+from judge.errors import BadSubmission, JudgeError, UnknownProblem
+from judge.models import Outcome, Verdict
+
+pytestmark = pytest.mark.slow
+
+GOOD = "def add(a, b):\n    return a + b\n"
+
+
+def grade(judge, source, **kw):
+    return judge.grade("900", source, **kw)
+
+
+def test_correct_submission_is_accepted(fixture_judge):
+    report = grade(fixture_judge, GOOD)
+    assert report.verdict == Verdict.accepted
+    assert [c.hidden for c in report.cases] == [False, False, True]
+
+
+def test_run_mode_runs_only_public_tests(fixture_judge):
+    report = grade(fixture_judge, GOOD, mode="run")
+    assert report.total == 2 and not any(c.hidden for c in report.cases)
+
+
+def test_events_stream_every_case_without_hidden_names(fixture_judge):
+    events = []
+    grade(fixture_judge, GOOD, on_event=events.append)
+    finished = [e for e in events if e["type"] == "case_finished"]
+    assert [e["type"] for e in events][0] == "collected" and events[-1]["type"] == "done"
+    assert [e["name"] for e in finished] == ["test_add[small]", "test_add[big]", "hidden 1"]
+
+
+def test_wrong_value_is_wrong_answer_with_the_tests_message(fixture_judge):
+    report = grade(fixture_judge, "def add(a, b):\n    return a - b\n")
+    assert report.verdict == Verdict.wrong_answer
+    assert report.cases[0].message == "add 结果不对"
+
+
+def test_exception_in_learner_code_names_the_line(fixture_judge):
+    report = grade(fixture_judge, "def add(a, b):\n\n    return a / 0 + undefined\n")
+    assert report.verdict == Verdict.wrong_answer
+    assert "NameError" in report.cases[0].message and "第 3 行" in report.cases[0].message
+
+
+def test_syntax_error_is_compile_error_with_file_and_line(fixture_judge):
+    report = grade(fixture_judge, "def add(a, b)\n    return a + b\n", display_name="mine.py")
+    assert report.verdict == Verdict.compile_error
+    assert "mine.py 第 1 行" in report.message
+    assert all(c.outcome == Outcome.error for c in report.cases) and report.total == 3
+
+
+def test_import_error_is_compile_error(fixture_judge):
+    report = grade(fixture_judge, "import no_such_module_here\n")
+    assert report.verdict == Verdict.compile_error and "ModuleNotFoundError" in report.message
+
+
+def test_exit_at_import_is_runtime_error(fixture_judge):
+    report = grade(fixture_judge, "import os\nos._exit(0)\n")
+    assert report.verdict == Verdict.runtime_error
+
+
+def test_exit_during_a_probe_is_runtime_error(fixture_judge):
+    report = grade(fixture_judge, "import os\ndef add(a, b):\n    os._exit(0)\n")
+    assert report.verdict == Verdict.runtime_error
+    assert all(c.outcome == Outcome.error for c in report.cases)
+
+
+def test_infinite_loop_is_time_limit_exceeded(fixture_judge):
+    report = grade(fixture_judge, "def add(a, b):\n    while True:\n        pass\n")
+    assert report.verdict == Verdict.time_limit_exceeded
+    assert report.total == 3
+
+
+def test_huge_allocation_is_memory_limit_exceeded(fixture_judge):
+    source = "import torch\ndef add(a, b):\n    x = torch.ones(30 * 2**30, dtype=torch.uint8)\n    return a + b\n"
+    assert grade(fixture_judge, source).verdict == Verdict.memory_limit_exceeded
+
+
+def test_flood_of_output_is_output_limit_exceeded(fixture_judge):
+    source = "import sys\ndef add(a, b):\n    while True:\n        sys.stdout.write('x' * 65536)\n"
+    report = grade(fixture_judge, source)
+    assert report.verdict == Verdict.output_limit_exceeded
+    assert len(report.run.stdout_tail) < 20000
+
+
+def test_patching_torch_comparisons_does_not_fool_the_checker(fixture_judge):
+    source = ("import torch\n"
+              "torch.equal = lambda *a, **k: True\n"
+              "torch.allclose = lambda *a, **k: True\n"
+              "def add(a, b):\n    return a - b\n")
+    assert grade(fixture_judge, source).verdict == Verdict.wrong_answer
+
+
+def test_patching_pytest_internals_does_not_fool_the_checker(fixture_judge):
+    source = ("import _pytest.reports, _pytest.runner\n"
+              "_pytest.reports.TestReport.outcome = 'passed'\n"
+              "_pytest.runner.call_and_report = lambda *a, **k: None\n"
+              "def add(a, b):\n    return a - b\n")
+    assert grade(fixture_judge, source).verdict == Verdict.wrong_answer
+
+
+def test_learner_output_is_kept_for_public_runs(fixture_judge):
+    report = grade(fixture_judge, "def add(a, b):\n    print('debugging', a.shape)\n    return a + b\n", mode="run")
+    assert report.verdict == Verdict.accepted
+    assert "debugging" in report.public().output
+
+
+def test_bad_requests_raise_judge_errors(fixture_judge):
+    with pytest.raises(UnknownProblem):
+        fixture_judge.grade("404", GOOD)
+    with pytest.raises(BadSubmission):
+        fixture_judge.grade("900", b"\xff\xfe")
+    with pytest.raises(JudgeError):
+        fixture_judge.grade("900", GOOD, mode="everything")
+
+
+def test_judge_keeps_working_after_misbehaviour(fixture_judge):
+    grade(fixture_judge, "import os\nos._exit(3)\n")
+    assert grade(fixture_judge, GOOD).verdict == Verdict.accepted

@@ -1,0 +1,36 @@
+"""The public projection: what learners may see of a report."""
+
+import json
+
+from judge.models import CaseResult, Outcome, Report, RunInfo, Verdict
+
+
+def report(mode="submit"):
+    return Report(problem="100", verdict=Verdict.wrong_answer, score=0.5, passed=1, total=2, mode=mode,
+                  run=RunInfo(stdout_tail="debug print of secret input"),
+                  cases=[CaseResult(name="test_public_one", outcome=Outcome.passed, message=""),
+                         CaseResult(name="test_secret_edge_case[float64]", outcome=Outcome.failed, hidden=True,
+                                    message="expected 3.0 got 2.0", detail="assert torch.allclose(...)")])
+
+
+def test_hidden_case_keeps_outcome_but_not_name_or_message():
+    public = report().public()
+    hidden = public.cases[1]
+    assert (hidden.name, hidden.outcome, hidden.hidden, hidden.message) == ("hidden 1", Outcome.failed, True, "")
+    text = json.dumps(public.model_dump(mode="json"))
+    assert "secret_edge_case" not in text and "expected 3.0" not in text and "allclose" not in text
+
+
+def test_public_case_keeps_name_and_message():
+    assert report().public().cases[0].name == "test_public_one"
+
+
+def test_output_shown_only_for_public_runs():
+    assert report("submit").public().output == ""
+    assert report("run").public().output == "debug print of secret input"
+
+
+def test_public_report_has_the_cli_contract_keys():
+    data = report().public().model_dump(mode="json")
+    assert {"problem", "verdict", "score", "passed", "total", "cases"} <= set(data)
+    assert set(data["cases"][0]) == {"name", "outcome", "hidden", "message", "duration_s"}

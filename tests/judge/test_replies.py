@@ -1,0 +1,79 @@
+"""Worker replies are plain data and sane CPU tensors, or they are rejected."""
+
+import io
+
+import pytest
+import torch
+
+from judge.channel import Channel, ChannelClosed
+from judge.checker.replies import ReplyRejected, check_reply
+
+
+def test_plain_data_and_tensors_pass():
+    value = {"a": [1, 2.5, "x", None, True], "t": torch.arange(6).view(2, 3), "d": torch.float32}
+    assert check_reply(value) is value
+
+
+@pytest.mark.parametrize("bad", [
+    torch.zeros(1).expand(10**12),                     # a 10^12-element broadcast view
+    torch.empty(3, device="meta"),
+    torch.nn.Parameter(torch.zeros(2)),
+    {1: "non-string key"},
+    object(),
+])
+def test_suspicious_values_are_rejected(bad):
+    with pytest.raises(ReplyRejected):
+        check_reply(bad)
+
+
+def test_deep_nesting_is_rejected():
+    value = []
+    for _ in range(40):
+        value = [value]
+    with pytest.raises(ReplyRejected):
+        check_reply(value)
+
+
+class Evil:
+    def __reduce__(self):
+        return (print, ("pwned",))
+
+
+def _pair():
+    import socket
+
+    a, b = socket.socketpair()
+    return Channel(a), Channel(b)
+
+
+def test_channel_refuses_a_pickle_that_would_run_code():
+    import pickle
+    import struct
+
+    sender, receiver = _pair()
+    data = pickle.dumps(Evil())
+    sender.sock.sendall(struct.pack("!Q", len(data)) + data)
+    with pytest.raises(ChannelClosed, match="unreadable"):
+        receiver.recv()
+
+
+def test_channel_refuses_oversized_frames():
+    import struct
+
+    sender, receiver = _pair()
+    sender.sock.sendall(struct.pack("!Q", 1 << 40))
+    with pytest.raises(ChannelClosed, match="frame"):
+        receiver.recv()
+
+
+def test_channel_round_trips_tensors():
+    sender, receiver = _pair()
+    sender.send({"ok": torch.ones(3)})
+    assert torch.equal(receiver.recv()["ok"], torch.ones(3))
+
+
+def test_channel_reports_a_closed_peer():
+    sender, receiver = _pair()
+    sender.close()
+    with pytest.raises(ChannelClosed):
+        receiver.recv()
