@@ -15,7 +15,7 @@ def run_checks(settings: Settings, problem_id: str | None, every: bool) -> int:
 
     if bool(problem_id) == every:
         raise JudgeError("give one problem id or --all")
-    console = Console()
+    console = Console(soft_wrap=True)
     failed = 0
     with Judge(settings) as judge:
         problems = judge.problems() if every else [judge.problem(problem_id)]

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from judge.errors import JudgeError
+from judge.errors import JudgeError, ProblemInvalid
 from judge.models import Verdict
 from judge.progress import LearnerFiles
 from judge.render import LiveMarks, print_report
@@ -34,7 +34,7 @@ def read_submission(path: Path, limit: int) -> bytes:
 def run_problem(problem_id: str, path: str | None, as_json: bool, public: bool, settings: Settings) -> int:
     from judge.service import Judge  # noqa: PLC0415 - keeps `--help` and `--list` instant
 
-    out, err = Console(), Console(stderr=True)
+    out, err = Console(soft_wrap=True), Console(stderr=True, soft_wrap=True)
     files = LearnerFiles(settings.solutions_dir)
     with Judge(settings) as judge:
         problem = judge.problem(problem_id)
@@ -64,11 +64,18 @@ def run_problem(problem_id: str, path: str | None, as_json: bool, public: bool, 
     return EXIT_ACCEPTED if report.verdict == Verdict.accepted else EXIT_REJECTED
 
 
+def internal_error_report(problem_id: str, public: bool):
+    from judge.models import Report  # noqa: PLC0415
+
+    return Report(problem=str(problem_id), verdict=Verdict.internal_error, score=0, passed=0, total=0,
+                  mode="run" if public else "submit", message="判题系统内部错误（题目文件有问题），请报告给我们").public()
+
+
 def list_problems(settings: Settings) -> int:
     from judge.problems import ProblemSet  # noqa: PLC0415
 
     files = LearnerFiles(settings.solutions_dir)
-    console = Console()
+    console = Console(soft_wrap=True)
     for problem in ProblemSet(settings.problems_dir).all():
         console.print(f"{problem.id:>4}  {problem.meta.title.zh}  ({problem.meta.difficulty})  "
                       f"[{files.state(problem)}]", highlight=False, markup=False)
@@ -98,6 +105,11 @@ def practice_main(argv: list[str] | None = None) -> int:
             print("error: give an exercise number (see --list)", file=sys.stderr)
             return EXIT_USAGE
         return run_problem(args.problem, args.path, args.json, args.public, settings)
+    except ProblemInvalid as exc:
+        if args.json:  # a broken problem is an internal error: --json callers still get a report
+            print(json.dumps(internal_error_report(args.problem, args.public).model_dump(mode="json"), ensure_ascii=False))
+        print(f"internal error: {exc.message}", file=sys.stderr)
+        return EXIT_USAGE
     except JudgeError as exc:
         print(f"error: {exc.message}", file=sys.stderr)
         return EXIT_USAGE

@@ -43,7 +43,7 @@ class LiveMarks:
 def print_report(console: Console, report: PublicReport, path: str) -> None:
     verdict = Text(f"{report.verdict.value}  {VERDICT_ZH[report.verdict]}",
                    style=VERDICT_STYLE.get(report.verdict, "bold yellow"))
-    console.print(Text("结果: ") + verdict + Text(f"   通过 {report.passed}/{report.total}，用时 {report.duration_s:.1f} 秒"))
+    console.print(Text("结果: ") + verdict + Text(f"   测试 {report.passed}/{report.total} 通过，用时 {report.duration_s:.1f} 秒"))
     if report.message and report.verdict != Verdict.accepted:
         console.print(f"  {report.message}")
     failures = [c for c in report.cases if c.outcome != Outcome.passed]
