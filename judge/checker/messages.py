@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from judge.checker.errors import LearnerError, WorkerLost
 from judge.checker.remote import ImportFailed
 
@@ -23,6 +25,8 @@ def case_message(exc: BaseException, display_name: str) -> str:
         return "你的文件没能导入，这个测试没有运行"
     if isinstance(exc, AssertionError):
         return first_line(str(exc)) or "结果与预期不符"
+    if isinstance(exc, pytest.fail.Exception):  # pytest.fail("...") in a test: its text is the message
+        return first_line(exc.msg or "") or "结果与预期不符"
     return f"{type(exc).__name__}: {first_line(str(exc))}"
 
 
