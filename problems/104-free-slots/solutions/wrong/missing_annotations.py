@@ -1,0 +1,19 @@
+# expect: compile_error
+"""Wrong: custom_op builds the schema from type annotations; without them it fails at import."""
+
+import torch
+from torch import Tensor
+
+
+@torch.library.custom_op("ex104::free_slots", mutates_args=())
+def free_slots(used):
+    """The indices i (int64, ascending) where used[i] is False."""
+    return torch.nonzero(~used).flatten()
+
+
+@free_slots.register_fake
+def _(used):
+    # How many slots are free depends on the values in `used`, which a fake tensor does not
+    # have: ask for a fresh symbolic size (an "unbacked" SymInt) instead of inventing one.
+    n_free = torch.library.get_ctx().new_dynamic_size()
+    return used.new_empty(n_free, dtype=torch.int64)

@@ -1,0 +1,19 @@
+# expect: wrong_answer
+"""Wrong: the schema declares that used is written (Tensor(a!) used), but the op only reads it."""
+
+import torch
+from torch import Tensor
+
+
+@torch.library.custom_op("ex104::free_slots", mutates_args=("used",))
+def free_slots(used: Tensor) -> Tensor:
+    """The indices i (int64, ascending) where used[i] is False."""
+    return torch.nonzero(~used).flatten()
+
+
+@free_slots.register_fake
+def _(used):
+    # How many slots are free depends on the values in `used`, which a fake tensor does not
+    # have: ask for a fresh symbolic size (an "unbacked" SymInt) instead of inventing one.
+    n_free = torch.library.get_ctx().new_dynamic_size()
+    return used.new_empty(n_free, dtype=torch.int64)

@@ -1,0 +1,163 @@
+"""Probes for exercise 104: run inside the worker, next to the learner's module.
+
+Each probe is ``probe(solution, *args)``. It reaches the operator only through
+``torch.ops.ex104.free_slots`` (never through the learner's Python objects), does the work that
+needs it (eager call, meta / fake tensors, opcheck, torch.compile) and returns plain
+observations. The checker decides pass or fail; nothing here knows an expected value.
+
+Probes are not secret: reading them shows exactly how your operator is exercised.
+"""
+
+import torch
+from torch._dynamo import reset as _dynamo_reset
+from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
+from torch.fx.experimental.symbolic_shapes import ShapeEnv as _ShapeEnv
+from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols as _free_unbacked_symbols
+from torch.library import opcheck as _opcheck
+
+# Bound at import time, before the learner's module is imported, so that a submission which
+# replaces these functions afterwards does not change what the probes run.
+_compile = torch.compile
+_ops = torch.ops
+_empty = torch.empty
+_equal = torch.equal
+_Tensor = torch.Tensor
+_SymInt = torch.SymInt
+
+NAMESPACE = "ex104"
+
+
+# ---------------------------------------------------------------- helpers (not probes)
+
+def _op(name="free_slots"):
+    """The OpOverload ``ex104::<name>.default``; AttributeError if it is not registered."""
+    return getattr(getattr(_ops, NAMESPACE), name).default
+
+
+def _size(s):
+    """One (possibly symbolic) size as plain data."""
+    if isinstance(s, _SymInt):
+        return {"symbolic": True, "unbacked": bool(_free_unbacked_symbols(s)), "text": str(s)}
+    return {"symbolic": False, "unbacked": False, "text": str(int(s))}
+
+
+def _describe(t):
+    """Metadata of a fake / meta tensor as plain data; sizes may be symbolic."""
+    if not isinstance(t, _Tensor):
+        return {"is_tensor": False, "type": type(t).__name__}
+    return {"is_tensor": True, "dim": t.dim(), "sizes": [_size(s) for s in t.shape],
+            "dtype": str(t.dtype), "device": str(t.device), "type": type(t).__name__}
+
+
+def _plain(t):
+    """A plain CPU tensor the checker can receive (or None)."""
+    if not isinstance(t, _Tensor):
+        return None
+    return t.detach().clone().contiguous()
+
+
+def _first_line(text):
+    text = str(text).strip()
+    return text.splitlines()[0][:300] if text else ""
+
+
+def _raised(e):
+    return {"type": type(e).__name__, "op": str(getattr(e, "func", "")), "message": _first_line(e)}
+
+
+# ---------------------------------------------------------------- schema
+
+def op_exists(solution, name="free_slots"):
+    try:
+        _op(name)
+    except (AttributeError, RuntimeError):
+        return False
+    return True
+
+
+def schema(solution, name="free_slots"):
+    """The registered schema as plain data; ``is_write`` is the alias annotation's ``!``."""
+    try:
+        s = _op(name)._schema
+    except (AttributeError, RuntimeError):
+        return None
+
+    def arg(a):
+        info = a.alias_info
+        return {"name": a.name, "type": str(a.type),
+                "is_write": bool(info is not None and info.is_write), "has_alias": info is not None}
+
+    return {"name": s.name, "text": str(s),
+            "arguments": [arg(a) for a in s.arguments], "returns": [arg(r) for r in s.returns]}
+
+
+# ---------------------------------------------------------------- eager
+
+def eager(solution, used):
+    """Call the operator once on a real tensor; the output and whether ``used`` changed."""
+    before = used.clone()
+    out = _op()(used)
+    return {"out": _plain(out), "type": type(out).__name__, "used_changed": not _equal(used, before)}
+
+
+# ---------------------------------------------------------------- fake / meta
+
+def fake_with_shape_env(solution, used):
+    """Call the operator under FakeTensorMode with a ShapeEnv (as torch.compile does): the
+    input's length becomes a symbolic size, and a data-dependent output size can be a fresh
+    unbacked SymInt. Describes the output."""
+    with _FakeTensorMode(shape_env=_ShapeEnv()) as mode:
+        return _describe(_op()(mode.from_tensor(used)))
+
+
+def fake_without_shape_env(solution, used):
+    """Call the operator under a plain FakeTensorMode (no ShapeEnv: no symbolic sizes at all).
+    Returns the output's description, or what was raised (and for which operator)."""
+    op = _op()
+    try:
+        with _FakeTensorMode() as mode:
+            return {"out": _describe(op(mode.from_tensor(used))), "raised": None}
+    except Exception as e:  # noqa: BLE001 - what is raised here is the observation
+        return {"out": None, "raised": _raised(e)}
+
+
+def meta(solution, n):
+    """Call the operator on a meta tensor of length n (no data, no ShapeEnv)."""
+    op = _op()
+    try:
+        return {"out": _describe(op(_empty(n, dtype=torch.bool, device="meta"))), "raised": None}
+    except Exception as e:  # noqa: BLE001 - what is raised here is the observation
+        return {"out": None, "raised": _raised(e)}
+
+
+def run_opcheck(solution, used):
+    """torch.library.opcheck: {test name: "SUCCESS" or the error's type and first line}."""
+    result = _opcheck(_op(), (used.clone(),), raise_exception=False)
+    return {key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}"
+            for key, val in result.items()}
+
+
+# ---------------------------------------------------------------- torch.compile
+
+def compiled(solution, cases):
+    """Compile, with fullgraph=True and backend="aot_eager" (Dynamo's other settings left at
+    their defaults), a step that uses the free slots::
+
+        free = free_slots(used); return free, values[free], free.shape[0]
+
+    and call it on each (used, values) in turn. The count is what the compiled graph computed
+    from the output's (symbolic) size."""
+    _dynamo_reset()
+    op = _op()
+
+    def step(used, values):
+        free = op(used)
+        return free, values[free], free.shape[0]
+
+    fn = _compile(step, fullgraph=True, backend="aot_eager")
+    results = []
+    for used, values in cases:
+        free, picked, count = fn(used, values)
+        results.append({"free": _plain(free), "picked": _plain(picked),
+                        "count": int(count) if isinstance(count, int) else repr(count)})
+    return results
