@@ -19,7 +19,7 @@ from judge.source import check_source
 from sandbox import Zygote
 
 WORKER_PRELOAD = ["torch", "torch._dynamo", "judge.channel", "judge.worker.main"]
-CHECKER_PRELOAD = ["torch", "pytest", "judge.checker.run"]
+CHECKER_PRELOAD = ["torch", "torch._dynamo", "pytest", "judge.checker.run"]
 
 
 class Judge:

@@ -1,0 +1,28 @@
+# expect: wrong_answer
+"""out.backward(torch.ones_like(out)) gives the same gradients as out.sum().backward(), but the
+dispatcher sees different aten calls: the statement asks to count out.sum().backward()."""
+
+import collections
+
+import torch
+import torch.nn.functional as F
+from torch.utils._python_dispatch import TorchDispatchMode
+
+
+class OpCounter(TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.counts = collections.Counter()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.counts[str(func)] += 1
+        return func(*args, **(kwargs or {}))
+
+
+def count_sdpa_ops(q, k, v, *, is_causal=False, backward=False):
+    c = OpCounter()
+    with c:
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=is_causal)
+        if backward:
+            out.backward(torch.ones_like(out))
+    return c.counts

@@ -1,0 +1,28 @@
+# expect: wrong_answer
+"""Makes its own leaf copies of q, k, v: the counts match, but the gradients never reach the
+tensors the caller passed in."""
+
+import collections
+
+import torch.nn.functional as F
+from torch.utils._python_dispatch import TorchDispatchMode
+
+
+class OpCounter(TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.counts = collections.Counter()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.counts[str(func)] += 1
+        return func(*args, **(kwargs or {}))
+
+
+def count_sdpa_ops(q, k, v, *, is_causal=False, backward=False):
+    q, k, v = (t.detach().requires_grad_(backward) for t in (q, k, v))
+    c = OpCounter()
+    with c:
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=is_causal)
+        if backward:
+            out.sum().backward()
+    return c.counts

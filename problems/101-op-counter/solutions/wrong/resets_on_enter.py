@@ -1,0 +1,30 @@
+# expect: wrong_answer
+"""Starts a new Counter in __enter__: a counter entered twice forgets its first block."""
+
+import collections
+
+import torch.nn.functional as F
+from torch.utils._python_dispatch import TorchDispatchMode
+
+
+class OpCounter(TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.counts = collections.Counter()
+
+    def __enter__(self):
+        self.counts = collections.Counter()
+        return super().__enter__()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.counts[str(func)] += 1
+        return func(*args, **(kwargs or {}))
+
+
+def count_sdpa_ops(q, k, v, *, is_causal=False, backward=False):
+    c = OpCounter()
+    with c:
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=is_causal)
+        if backward:
+            out.sum().backward()
+    return c.counts

@@ -1,0 +1,211 @@
+"""Fixtures for exercise 101 (checker side: never imports the learner's code).
+
+The judge's plugin provides ``remote`` (the worker) and ``problem`` (problem.toml). Here:
+``probe`` (remote.call with learner exceptions turned into a short message), seeded inputs,
+and the expected counts: the checker runs the same programs (imported from probes.py, the
+problem's own file) under its own TorchDispatchMode on the installed torch. Nothing is
+hard-coded: aten op names and the ops SDPA lowers to change between torch versions.
+"""
+
+import collections
+import importlib.util
+import types
+from pathlib import Path
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from judge.checker.errors import LearnerError
+
+
+def _load_programs():
+    spec = importlib.util.spec_from_file_location("_ex101_probes", Path(__file__).with_name("probes.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+PROBES = _load_programs()
+
+
+def _first_line(text):
+    text = str(text).strip()
+    return text.splitlines()[0][:240] if text else ""
+
+
+@pytest.fixture(scope="session")
+def probe(remote):
+    """probe(name, *args, hint=..., **kwargs) -> the probe's observation; an exception raised by
+    the learner's code fails the case with ``hint`` and the exception's first line."""
+
+    def call(name, *args, hint, **kwargs):
+        try:
+            return remote.call(name, *args, **kwargs)
+        except LearnerError as e:
+            where = f"（第 {e.learner_line} 行）" if e.learner_line else ""
+            raise AssertionError(f"{hint}：{e.type_name}: {_first_line(e.message)}{where}")
+
+    return call
+
+
+# ---------------------------------------------------------------- expected counts
+
+class _Count(TorchDispatchMode):
+    """The checker's own counter."""
+
+    def __init__(self):
+        super().__init__()
+        self.counts = collections.Counter()
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.counts[str(func)] += 1
+        return func(*args, **(kwargs or {}))
+
+
+def expected_program(name, inputs, grad=()):
+    """(counts, outputs) of PROGRAMS[name] run once under the checker's own mode."""
+    args = PROBES.prepare({k: v.clone() for k, v in inputs.items()}, grad)
+    with _Count() as c:
+        out = PROBES.PROGRAMS[name](**args)
+    return dict(c.counts), [None if t is None else t.detach() for t in out]
+
+
+def expected_sdpa(q, k, v, is_causal=False, backward=False):
+    """(counts, grads) of the statement's computation under the checker's own mode."""
+    q, k, v = (t.clone().requires_grad_(backward) for t in (q, k, v))
+    with _Count() as c:
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=is_causal)
+        if backward:
+            out.sum().backward()
+    return dict(c.counts), ([q.grad, k.grad, v.grad] if backward else None)
+
+
+def add_counts(*many):
+    total = collections.Counter()
+    for counts in many:
+        total.update(counts)
+    return dict(total)
+
+
+# ---------------------------------------------------------------- checks
+
+def check_counts(obs, expected, where):
+    """obs is probes._read_counts output; expected a {str: int}. Fails with the first few
+    differences, in the chapter's terms."""
+    assert obs["is_mapping"], f"{where}：counts 应是 collections.Counter，实际是 {obs['type']}"
+    assert not obs["bad"], (
+        f"{where}：counts 的键应是 str(func)（如 \"aten.mm.default\"），值应是 int：{'，'.join(obs['bad'])}")
+    got = obs["counts"]
+    if got == expected:
+        return
+    lines = [f"{name} 应计 {n} 次，实际 {got.get(name, 0)} 次"
+             for name, n in sorted(expected.items()) if got.get(name, 0) != n]
+    lines += [f"多计了 {name}（{n} 次）" for name, n in sorted(got.items()) if name not in expected]
+    shown = "；".join(lines[:3]) + (f"；另有 {len(lines) - 3} 处不同" if len(lines) > 3 else "")
+    if not got:
+        raise AssertionError(f"{where}：一个算子也没有计到（应有 {sum(expected.values())} 次 aten 调用）。{shown}")
+    odd = any(name not in expected and not (name.startswith("aten.") and name.count(".") == 2) for name in got)
+    hint = "（键应是 str(func)，形如 aten.mm.default）" if odd else ""
+    raise AssertionError(f"{where}：计数不对{hint}：{shown}")
+
+
+@pytest.fixture(scope="session")
+def tol(problem):
+    def get(dtype):
+        t = problem.tolerances[str(dtype).removeprefix("torch.")]
+        return float(t.rtol), float(t.atol)
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def check_values(tol):
+    """check_values(got_list, want_list, where): every tensor has the expected shape, dtype and
+    values (the mode must hand back exactly what func returned)."""
+
+    def check(got, want, where):
+        assert got is not None and len(got) == len(want), f"{where}：程序没有正常返回结果"
+        for i, (g, w) in enumerate(zip(got, want)):
+            if w is None:
+                continue
+            assert g is not None, f"{where}：第 {i} 个结果不是张量（__torch_dispatch__ 要返回 func 的结果）"
+            assert g.dtype == w.dtype and g.shape == w.shape, (
+                f"{where}：第 {i} 个结果是 {g.dtype} {list(g.shape)}，应为 {w.dtype} {list(w.shape)}"
+                f"（调用 func 时要原样传入 args 和 kwargs）")
+            if w.is_floating_point():
+                rtol, atol = tol(w.dtype)
+                ok = torch.allclose(g.double(), w.double(), rtol=rtol, atol=atol, equal_nan=True)
+            else:
+                ok = torch.equal(g, w)
+            assert ok, f"{where}：第 {i} 个结果的数值不对（调用 func 时要原样传入 args 和 kwargs，并返回它的结果）"
+
+    return check
+
+
+@pytest.fixture(scope="session")
+def check_sdpa(tol):
+    """check_sdpa(obs, q, k, v, options, where): the counts of count_sdpa_ops equal the
+    checker's, and with backward the gradients reached q, k and v."""
+
+    def check(obs, q, k, v, options, where):
+        is_causal, backward = bool(options.get("is_causal", False)), bool(options.get("backward", False))
+        counts, grads = expected_sdpa(q, k, v, is_causal, backward)
+        if not obs["counts"]["is_mapping"]:
+            raise AssertionError(f"{where}：count_sdpa_ops 应返回 collections.Counter，实际返回了 {obs['counts']['type']}")
+        check_counts(obs["counts"], counts, where)
+        if backward:
+            rtol, atol = tol(q.dtype)
+            for name, got, want in zip("qkv", obs["grads"], grads):
+                assert got is not None, (
+                    f"{where}：{name}.grad 是 None：out.sum().backward() 要在传入的 q, k, v 上运行")
+                assert got.shape == want.shape and torch.allclose(
+                    got.double(), want.double(), rtol=rtol, atol=atol), f"{where}：{name}.grad 的数值不对"
+
+    return check
+
+
+# ---------------------------------------------------------------- inputs
+
+def randn(g, *shape, dtype=torch.float32):
+    return torch.randn(*shape, generator=g, dtype=torch.float64).to(dtype)
+
+
+def make_inputs(name, seed, dtype=torch.float32, batch=2, d=16, hidden=32, out=8):
+    """Seeded keyword inputs for PROGRAMS[name]."""
+    g = torch.Generator().manual_seed(seed)
+    if name == "rmsnorm_linear_silu":
+        return {"x": randn(g, batch, d, dtype=dtype), "w": 1 + 0.1 * randn(g, d, dtype=dtype),
+                "lin": randn(g, hidden, d, dtype=dtype) / d ** 0.5}
+    if name in ("mlp", "mlp_backward"):
+        return {"x": randn(g, batch, 3, d, dtype=dtype), "w1": randn(g, hidden, d, dtype=dtype) / d ** 0.5,
+                "b1": randn(g, hidden, dtype=dtype), "w2": randn(g, out, hidden, dtype=dtype) / hidden ** 0.5,
+                "b2": randn(g, out, dtype=dtype)}
+    if name in ("keyword_ops", "inplace_and_views"):
+        return {"x": randn(g, batch + 2, d, dtype=dtype)}
+    raise KeyError(name)
+
+
+MLP_GRAD = ("x", "w1", "b1", "w2", "b2")
+
+
+def make_qkv(seed, batch, heads, q_len, kv_len, dim, v_dim=None, dtype=torch.float32):
+    g = torch.Generator().manual_seed(seed)
+    q = randn(g, batch, heads, q_len, dim, dtype=dtype)
+    k = randn(g, batch, heads, kv_len, dim, dtype=dtype)
+    v = randn(g, batch, heads, kv_len, v_dim or dim, dtype=dtype)
+    return q, k, v
+
+
+# ---------------------------------------------------------------- the helpers as fixtures
+# (tests take them as fixtures rather than importing conftest)
+
+@pytest.fixture(scope="session")
+def ex():
+    """The helpers above: ex.expected_program, ex.expected_sdpa, ex.add_counts, ex.check_counts,
+    ex.make_inputs, ex.make_qkv, ex.MLP_GRAD."""
+
+    return types.SimpleNamespace(
+        expected_program=expected_program, expected_sdpa=expected_sdpa, add_counts=add_counts,
+        check_counts=check_counts, make_inputs=make_inputs, make_qkv=make_qkv, MLP_GRAD=MLP_GRAD)

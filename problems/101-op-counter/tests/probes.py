@@ -1,0 +1,196 @@
+"""Probes for exercise 101: run inside the worker, next to the learner's module.
+
+Each probe is ``probe(solution, *args)``: it creates ``solution.OpCounter()`` or calls
+``solution.count_sdpa_ops``, runs one of the small programs below while the counter is active,
+and returns plain observations (the counts as a dict, the program's outputs, gradients). The
+checker runs the very same programs under its own TorchDispatchMode and decides pass or fail;
+nothing here knows an expected value.
+
+Probes are not secret: reading them shows exactly how your code is exercised.
+"""
+
+import collections
+from collections.abc import Mapping as _Mapping
+
+import torch
+import torch.nn.functional as F
+from torch.utils._python_dispatch import TorchDispatchMode as _TorchDispatchMode
+
+# Bound at import time, before the learner's module is imported, so that a submission which
+# replaces these functions afterwards does not change what the probes (and programs) run.
+_Counter = collections.Counter
+_Tensor = torch.Tensor
+_sdpa = F.scaled_dot_product_attention
+_linear = F.linear
+_silu = F.silu
+_rsqrt = torch.rsqrt
+_div = torch.div
+_arange = torch.arange
+_where = torch.where
+_cat = torch.cat
+
+
+# ---------------------------------------------------------------- programs
+# Shared with the checker, which imports this file to run them under its own mode. Each takes
+# tensors by keyword and returns a tuple of tensors.
+
+def rmsnorm_linear_silu(x, w, lin):
+    """The chapter's example: RMSNorm, then a Linear without bias, then SiLU."""
+    h = x * _rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
+    return (_silu(_linear(h, lin)),)
+
+
+def mlp(x, w1, b1, w2, b2):
+    """A two-layer MLP with biases on a 3-D input."""
+    return (_linear(_silu(_linear(x, w1, b1)), w2, b2),)
+
+
+def mlp_backward(x, w1, b1, w2, b2):
+    """The MLP, then out.sum().backward(); returns the output and every gradient."""
+    out = _linear(_silu(_linear(x, w1, b1)), w2, b2)
+    out.sum().backward()
+    return (out.detach(), x.grad, w1.grad, b1.grad, w2.grad, b2.grad)
+
+
+def keyword_ops(x):
+    """aten ops whose keyword-only arguments change the result (rounding_mode, dtype, ...)."""
+    floor = _div(x, 0.3, rounding_mode="floor")
+    trunc = _div(x, 0.3, rounding_mode="trunc")
+    total = x.sum(dtype=torch.float64)
+    idx = _arange(x.shape[-1], dtype=torch.int64)
+    picked = _where(x > 0, x, x * 0.5).cumsum(-1, dtype=torch.float64)
+    return (floor, trunc, total, idx, picked)
+
+
+def inplace_and_views(x):
+    """In-place ops and views (transpose, slicing, view)."""
+    y = x.clone()
+    y.mul_(2.0).add_(1.0)
+    y.relu_()
+    z = y.t()[1:].contiguous().view(-1)
+    return (y, _cat([z, z.neg()]))
+
+
+PROGRAMS = {
+    "rmsnorm_linear_silu": rmsnorm_linear_silu,
+    "mlp": mlp,
+    "mlp_backward": mlp_backward,
+    "keyword_ops": keyword_ops,
+    "inplace_and_views": inplace_and_views,
+}
+
+
+def prepare(inputs, grad=()):
+    """The program's keyword arguments: the given tensors, the ones named in ``grad`` turned
+    into leaf tensors that require grad (requires_grad does not survive the channel)."""
+    args = dict(inputs)
+    for name in grad:
+        args[name] = args[name].detach().requires_grad_(True)
+    return args
+
+
+# ---------------------------------------------------------------- helpers (not probes)
+
+def _plain(t):
+    if isinstance(t, _Tensor):
+        return t.detach().clone().contiguous()
+    return None
+
+
+def _outputs(out):
+    if not isinstance(out, tuple):
+        return None
+    return [_plain(t) for t in out]
+
+
+def _read_counts(counts):
+    """A learner's counts as plain data: {"type", "is_counter", "counts": {str: int}, "bad": [...]}.
+
+    Entries whose key is not a str or whose value is not an int are reported in ``bad``;
+    entries with a count of 0 are dropped (a Counter treats them as absent)."""
+    obs = {"type": type(counts).__name__, "is_counter": isinstance(counts, _Counter),
+           "is_mapping": isinstance(counts, _Mapping), "counts": {}, "bad": []}
+    if not obs["is_mapping"]:
+        return obs
+    for key, value in list(counts.items()):
+        if type(key) is not str:
+            obs["bad"].append(f"键 {key!r}（{type(key).__name__}）")
+        elif type(value) is not int:
+            obs["bad"].append(f"{key} 的值 {value!r}（{type(value).__name__}）")
+        elif value != 0:
+            obs["counts"][key] = value
+        if len(obs["bad"]) >= 3:
+            break
+    return obs
+
+
+def _counter_counts(counter):
+    if not hasattr(counter, "counts"):
+        return {"type": "没有 counts 属性", "is_counter": False, "is_mapping": False, "counts": {}, "bad": []}
+    return _read_counts(counter.counts)
+
+
+# ---------------------------------------------------------------- probes: OpCounter
+
+def new_counter(solution):
+    """Create one OpCounter and describe it before it has seen anything."""
+    counter = solution.OpCounter()
+    return {"is_dispatch_mode": isinstance(counter, _TorchDispatchMode),
+            "counts": _counter_counts(counter)}
+
+
+def count_program(solution, name, inputs, grad=()):
+    """Run PROGRAMS[name] once inside one fresh OpCounter."""
+    args = prepare(inputs, grad)
+    counter = solution.OpCounter()
+    with counter:
+        out = PROGRAMS[name](**args)
+    return {"counts": _counter_counts(counter), "outputs": _outputs(out)}
+
+
+def two_counters_in_a_row(solution, name, inputs):
+    """Two OpCounters, one after the other, each around one run of the program."""
+    first = solution.OpCounter()
+    with first:
+        PROGRAMS[name](**prepare(inputs))
+    second = solution.OpCounter()
+    fresh = _counter_counts(second)
+    with second:
+        PROGRAMS[name](**prepare(inputs))
+    return {"first": _counter_counts(first), "second_fresh": fresh, "second": _counter_counts(second)}
+
+
+def reused_counter(solution, name, inputs, times):
+    """One OpCounter entered ``times`` times, the program run once per ``with`` block, with the
+    same program also run before, between and after the blocks (outside the counter)."""
+    counter = solution.OpCounter()
+    PROGRAMS[name](**prepare(inputs))
+    for _ in range(times):
+        with counter:
+            PROGRAMS[name](**prepare(inputs))
+        PROGRAMS[name](**prepare(inputs))
+    return {"counts": _counter_counts(counter)}
+
+
+def nested_counters(solution, outer_program, outer_inputs, inner_program, inner_inputs):
+    """with outer: run outer_program; with inner: run inner_program."""
+    outer, inner = solution.OpCounter(), solution.OpCounter()
+    with outer:
+        out_outer = PROGRAMS[outer_program](**prepare(outer_inputs))
+        with inner:
+            out_inner = PROGRAMS[inner_program](**prepare(inner_inputs))
+    return {"outer": _counter_counts(outer), "inner": _counter_counts(inner),
+            "outer_outputs": _outputs(out_outer), "inner_outputs": _outputs(out_inner)}
+
+
+# ---------------------------------------------------------------- probes: count_sdpa_ops
+
+def count_sdpa(solution, q, k, v, options):
+    """count_sdpa_ops(q, k, v, **options). With options["backward"] true, q, k and v are first
+    made leaf tensors that require grad; their .grad afterwards is returned."""
+    backward = bool(options.get("backward", False))
+    if backward:
+        q, k, v = (t.detach().requires_grad_(True) for t in (q, k, v))
+    result = solution.count_sdpa_ops(q, k, v, **options)
+    return {"counts": _read_counts(result),
+            "grads": [_plain(t.grad) for t in (q, k, v)] if backward else None}
