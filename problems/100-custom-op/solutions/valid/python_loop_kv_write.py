@@ -1,0 +1,46 @@
+"""kv_write as a Python loop over the slots (reads slots in the real implementation, which is
+fine: only the fake implementation must not read data)."""
+
+import torch
+from torch import Tensor
+
+
+@torch.library.custom_op("ex100::kv_write", mutates_args=("k_cache", "v_cache"))
+def kv_write(k_cache: Tensor, v_cache: Tensor, slots: Tensor, k: Tensor, v: Tensor) -> None:
+    for i, s in enumerate(slots.tolist()):
+        k_cache[s].copy_(k[i])
+        v_cache[s].copy_(v[i])
+
+
+@kv_write.register_fake
+def _(k_cache, v_cache, slots, k, v):
+    return None
+
+
+@torch.library.custom_op("ex100::rms_norm", mutates_args=())
+def rms_norm(x: Tensor, weight: Tensor, eps: float = 1e-6) -> Tensor:
+    return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight
+
+
+@rms_norm.register_fake
+def _(x, weight, eps=1e-6):
+    return torch.empty_like(x)
+
+
+def _setup_context(ctx, inputs, output):
+    x, weight, eps = inputs
+    ctx.save_for_backward(x, weight)
+    ctx.eps = eps
+
+
+def _backward(ctx, grad_out):
+    x, weight = ctx.saved_tensors
+    r = torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + ctx.eps)
+    x_hat = x * r
+    g = grad_out * weight
+    grad_x = r * (g - x_hat * (g * x_hat).mean(-1, keepdim=True))
+    grad_weight = (grad_out * x_hat).reshape(-1, x.shape[-1]).sum(0)
+    return grad_x, grad_weight, None
+
+
+rms_norm.register_autograd(_backward, setup_context=_setup_context)

@@ -1,0 +1,45 @@
+"""练习 100：自定义算子——原地修改的 schema、fake 实现与反向。
+
+用 torch.library.custom_op 注册两个算子（名字与签名是固定的，判题只通过 torch.ops.ex100.* 调用它们）：
+
+    ex100::kv_write(Tensor(a!) k_cache, Tensor(b!) v_cache, Tensor slots, Tensor k, Tensor v) -> ()
+    ex100::rms_norm(Tensor x, Tensor weight, float eps=1e-6) -> Tensor
+
+完整要求见题面。本地判题：python practice/judge.py 100（只跑公开测试加 --public）。
+"""
+
+import torch
+from torch import Tensor
+
+
+# ---------------------------------------------------------------- kv_write
+
+# TODO: 声明 kv_write 原地修改了哪些参数（mutates_args）。
+@torch.library.custom_op("ex100::kv_write", mutates_args=())
+def kv_write(k_cache: Tensor, v_cache: Tensor, slots: Tensor, k: Tensor, v: Tensor) -> None:
+    """把 k 的第 i 行写进 k_cache 的第 slots[i] 行，v 写进 v_cache，原地修改，不返回任何东西。
+
+    k_cache, v_cache: (N, ...)；slots: (S,) int64，互不相同且在 [0, N) 内；
+    k, v: (S, ...)，尾部维度和 dtype 与缓存相同。
+    """
+    # TODO: 原地写入两个缓存。
+    pass
+
+
+# ---------------------------------------------------------------- rms_norm
+
+@torch.library.custom_op("ex100::rms_norm", mutates_args=())
+def rms_norm(x: Tensor, weight: Tensor, eps: float = 1e-6) -> Tensor:
+    """x * rsqrt(mean(x**2, dim=-1, keepdim=True) + eps) * weight，返回新张量，dtype 与 x 相同。
+
+    x: (..., D)，weight: (D,)。
+    """
+    # TODO: 实现前向。
+    raise NotImplementedError
+
+
+# TODO: 用 @rms_norm.register_fake 注册 fake 实现：只根据输入的元数据描述输出，不读数据。
+
+
+# TODO: 用 rms_norm.register_autograd(backward, setup_context=setup_context) 注册反向：
+#       给 x 和 weight 返回梯度，eps 返回 None。

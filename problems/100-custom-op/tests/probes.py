@@ -1,0 +1,236 @@
+"""Probes for exercise 100: run inside the worker, next to the learner's module.
+
+Each probe is ``probe(solution, *args)``. It reaches the learner's operators only through
+``torch.ops.ex100.*`` (never through the learner's Python objects), does the work that needs
+them (eager call, meta / fake tensors, opcheck, gradcheck, torch.compile) and returns plain
+observations: None, bool, int, float, str, lists, dicts and plain CPU tensors. The checker
+decides pass or fail; nothing here knows an expected value.
+
+Probes are not secret: reading them shows exactly how your operators are exercised.
+"""
+
+import re
+
+import torch
+from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
+from torch.autograd.gradcheck import GradcheckError as _GradcheckError
+from torch.library import opcheck as _opcheck
+
+# Bound at import time, before the learner's module is imported, so that a submission which
+# replaces these functions afterwards does not change what the probes run.
+_gradcheck = torch.autograd.gradcheck
+_compile = torch.compile
+_ops = torch.ops
+_empty = torch.empty
+_Tensor = torch.Tensor
+
+NAMESPACE = "ex100"
+
+
+# ---------------------------------------------------------------- helpers (not probes)
+
+def _op(name):
+    """The OpOverload ``ex100::<name>.default``; AttributeError if it is not registered."""
+    return getattr(getattr(_ops, NAMESPACE), name).default
+
+
+def _describe(t):
+    """Metadata of a (meta / fake / real) tensor as plain data."""
+    if not isinstance(t, _Tensor):
+        return {"is_tensor": False, "type": type(t).__name__}
+    return {
+        "is_tensor": True,
+        "shape": list(t.shape),
+        "dtype": str(t.dtype),
+        "device": str(t.device),
+        "type": type(t).__name__,
+    }
+
+
+def _plain(t):
+    """A plain CPU tensor the checker can receive; None for anything else."""
+    if not isinstance(t, _Tensor) or t.device.type != "cpu":
+        return None
+    return t.detach().as_subclass(_Tensor).clone().contiguous()
+
+
+def _first_line(text):
+    text = re.sub(r" \(with implementation in <module [^>]*>\)", "", str(text)).strip()
+    return text.splitlines()[0][:300] if text else ""
+
+
+# ---------------------------------------------------------------- schema
+
+def op_exists(solution, name):
+    try:
+        _op(name)
+    except (AttributeError, RuntimeError):
+        return False
+    return True
+
+
+def schema(solution, name):
+    """The registered schema as plain data: per argument its name, type, default and whether
+    its alias annotation marks it as written (``Tensor(a!)``)."""
+    try:
+        s = _op(name)._schema
+    except (AttributeError, RuntimeError):
+        return None
+
+    def arg(a):
+        info = a.alias_info
+        return {
+            "name": a.name,
+            "type": str(a.type),
+            "is_write": bool(info is not None and info.is_write),
+            "has_alias": info is not None,
+            "has_default": a.default_value is not None,
+            "default": a.default_value if isinstance(a.default_value, (int, float)) else None,
+        }
+
+    return {
+        "name": s.name,
+        "text": str(s),
+        "arguments": [arg(a) for a in s.arguments],
+        "returns": [arg(r) for r in s.returns],
+    }
+
+
+# ---------------------------------------------------------------- kv_write
+
+def kv_write_eager(solution, k_cache, v_cache, slots, k, v):
+    """Call kv_write once and return every argument afterwards (the caches are the very
+    tensors that were passed in), plus what the call returned."""
+    ret = _op("kv_write")(k_cache, v_cache, slots, k, v)
+    return {
+        "returned": None if ret is None else type(ret).__name__,
+        "k_cache": k_cache, "v_cache": v_cache, "slots": slots, "k": k, "v": v,
+    }
+
+
+def kv_write_meta(solution, n, trailing, dtype, num_slots):
+    """Call kv_write on meta tensors (no data at all)."""
+    kc = _empty(n, *trailing, dtype=dtype, device="meta")
+    vc = _empty(n, *trailing, dtype=dtype, device="meta")
+    slots = _empty(num_slots, dtype=torch.int64, device="meta")
+    k = _empty(num_slots, *trailing, dtype=dtype, device="meta")
+    v = _empty(num_slots, *trailing, dtype=dtype, device="meta")
+    ret = _op("kv_write")(kc, vc, slots, k, v)
+    return {"returned": None if ret is None else type(ret).__name__}
+
+
+def kv_write_fake(solution, k_cache, v_cache, slots, k, v):
+    """Call kv_write under FakeTensorMode (fake copies of real CPU tensors)."""
+    with _FakeTensorMode() as mode:
+        args = [mode.from_tensor(t) for t in (k_cache, v_cache, slots, k, v)]
+        ret = _op("kv_write")(*args)
+        return {"returned": None if ret is None else type(ret).__name__,
+                "k_cache": _describe(args[0]), "v_cache": _describe(args[1])}
+
+
+def kv_write_opcheck(solution, k_cache, v_cache, slots, k, v):
+    """torch.library.opcheck on kv_write: {test name: "SUCCESS" or the first line of the error}."""
+    result = _opcheck(_op("kv_write"), (k_cache, v_cache, slots, k, v), raise_exception=False)
+    return {key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}"
+            for key, val in result.items()}
+
+
+def kv_write_compiled(solution, k_cache, v_cache, slots, k, v, backend="aot_eager"):
+    """kv_write inside a function compiled with fullgraph=True; returns the caches afterwards."""
+    op = _op("kv_write")
+
+    def step(kc, vc, s, kk, vv):
+        op(kc, vc, s, kk, vv)
+
+    _compile(step, fullgraph=True, backend=backend, dynamic=False)(k_cache, v_cache, slots, k, v)
+    return {"k_cache": k_cache, "v_cache": v_cache}
+
+
+# ---------------------------------------------------------------- rms_norm
+
+def rms_norm_eager(solution, x, weight, eps=None):
+    """Call rms_norm once (without eps when eps is None); return the output and the inputs
+    afterwards, and whether the output shares memory with an input."""
+    op = _op("rms_norm")
+    x_before, w_before = x.clone(), weight.clone()
+    out = op(x, weight) if eps is None else op(x, weight, eps)
+    if not isinstance(out, _Tensor):
+        return {"out": None, "type": type(out).__name__}
+    shares = any(out.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()
+                 for t in (x, weight))
+    return {
+        "out": _plain(out),
+        "type": type(out).__name__,
+        "shares_input_memory": shares,
+        "x_changed": not torch.equal(x, x_before),
+        "weight_changed": not torch.equal(weight, w_before),
+    }
+
+
+def rms_norm_meta(solution, shape, dtype, eps=1e-6):
+    """Call rms_norm on meta tensors; describe the output."""
+    x = _empty(*shape, dtype=dtype, device="meta")
+    w = _empty(shape[-1], dtype=dtype, device="meta")
+    return _describe(_op("rms_norm")(x, w, eps))
+
+
+def rms_norm_fake(solution, x, weight, eps=1e-6):
+    """Call rms_norm under FakeTensorMode (fake copies of real CPU tensors); describe the output."""
+    with _FakeTensorMode() as mode:
+        fx, fw = mode.from_tensor(x), mode.from_tensor(weight)
+        return _describe(_op("rms_norm")(fx, fw, eps))
+
+
+def rms_norm_opcheck(solution, x, weight, eps):
+    """torch.library.opcheck on rms_norm with x and weight requiring grad."""
+    x = x.clone().requires_grad_(True)
+    weight = weight.clone().requires_grad_(True)
+    result = _opcheck(_op("rms_norm"), (x, weight, eps), raise_exception=False)
+    return {key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}"
+            for key, val in result.items()}
+
+
+def rms_norm_backward(solution, x, weight, eps, grad_out):
+    """Eager forward + backward through torch.ops.ex100.rms_norm; gradients (or None)."""
+    x = x.clone().requires_grad_(True)
+    weight = weight.clone().requires_grad_(True)
+    out = _op("rms_norm")(x, weight, eps)
+    if not isinstance(out, _Tensor) or not out.requires_grad:
+        return {"out_requires_grad": False, "x_grad": None, "weight_grad": None}
+    out.backward(grad_out)
+    return {"out_requires_grad": True, "x_grad": _plain(x.grad), "weight_grad": _plain(weight.grad)}
+
+
+def rms_norm_gradcheck(solution, x, weight, eps):
+    """torch.autograd.gradcheck (float64 inputs) of rms_norm with a given eps.
+
+    Only a failed comparison is turned into an observation; anything else the learner's code
+    raises (say, a backward returning the wrong number of gradients) propagates."""
+    op = _op("rms_norm")
+    x = x.clone().requires_grad_(True)
+    weight = weight.clone().requires_grad_(True)
+    try:
+        ok = _gradcheck(lambda a, b: op(a, b, eps), (x, weight))
+    except _GradcheckError as e:
+        return {"passed": False, "message": _first_line(e)}
+    return {"passed": bool(ok), "message": ""}
+
+
+def rms_norm_compiled(solution, x, weight, eps, grad_out, backend="aot_eager"):
+    """rms_norm inside a function compiled with fullgraph=True; forward output and the
+    gradients of a backward through the compiled graph."""
+    op = _op("rms_norm")
+
+    def block(a, b):
+        return op(a, b, eps)
+
+    x = x.clone().requires_grad_(True)
+    weight = weight.clone().requires_grad_(True)
+    out = _compile(block, fullgraph=True, backend=backend, dynamic=False)(x, weight)
+    if not isinstance(out, _Tensor):
+        return {"out": None, "out_requires_grad": False, "x_grad": None, "weight_grad": None}
+    grads = {"out_requires_grad": out.requires_grad, "x_grad": None, "weight_grad": None}
+    if out.requires_grad:
+        out.backward(grad_out)
+        grads.update(x_grad=_plain(x.grad), weight_grad=_plain(weight.grad))
+    return {"out": _plain(out), **grads}
