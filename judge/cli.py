@@ -34,7 +34,8 @@ def read_submission(path: Path, limit: int) -> bytes:
 def run_problem(problem_id: str, path: str | None, as_json: bool, public: bool, settings: Settings) -> int:
     from judge.service import Judge  # noqa: PLC0415 - keeps `--help` and `--list` instant
 
-    out, err = Console(soft_wrap=True), Console(stderr=True, soft_wrap=True)
+    out = Console(soft_wrap=True, markup=False, highlight=False)  # learner text is never markup
+    err = Console(stderr=True, soft_wrap=True, markup=False, highlight=False)
     files = LearnerFiles(settings.solutions_dir)
     with Judge(settings) as judge:
         problem = judge.problem(problem_id)

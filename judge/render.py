@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.text import Text
 
 from judge.models import Outcome, PublicReport, Verdict
+from judge.textsafe import plain
 
 MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("E", "red"), "skipped": ("s", "yellow")}
 VERDICT_STYLE = {Verdict.accepted: "bold green", Verdict.wrong_answer: "bold red"}
@@ -45,17 +46,17 @@ def print_report(console: Console, report: PublicReport, path: str) -> None:
                    style=VERDICT_STYLE.get(report.verdict, "bold yellow"))
     console.print(Text("结果: ") + verdict + Text(f"   测试 {report.passed}/{report.total} 通过，用时 {report.duration_s:.1f} 秒"))
     if report.message and report.verdict != Verdict.accepted:
-        console.print(f"  {report.message}")
+        console.print(Text(f"  {plain(report.message)}"))
     failures = [c for c in report.cases if c.outcome != Outcome.passed]
     shown = [c for c in failures if not c.hidden]
     for case in shown[:20]:
         mark, style = MARKS[case.outcome.value]
-        console.print(Text(f"  {mark} ", style=style) + Text(case.name, style="bold") + Text(f"  {case.message}"))
+        console.print(Text(f"  {mark} ", style=style) + Text(plain(case.name), style="bold") + Text(f"  {plain(case.message)}"))
     hidden = sum(c.hidden for c in failures)
     if hidden:
         console.print(f"  另有 {hidden} 个隐藏测试没有通过（隐藏测试不显示细节，先让公开测试全部通过）")
     if report.output.strip():
         console.print("  你的代码的输出（末尾）:")
-        console.print(Text(report.output[-2000:].rstrip(), style="dim"), highlight=False)
+        console.print(Text(plain(report.output[-2000:].rstrip()), style="dim"), highlight=False)
     if report.verdict != Verdict.accepted:
-        console.print(f"  改好 {path} 后再运行一次。")
+        console.print(Text(f"  改好 {plain(path)} 后再运行一次。"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import sys
 
 from judge.channel import Channel, ChannelClosed
 from judge.worker.learner import describe, is_out_of_memory, load_module
@@ -13,8 +14,10 @@ from sandbox.base import EXIT_MEMORY
 def serve(fds: list[int], payload: dict) -> None:
     channel = Channel(socket.socket(fileno=fds[0]))
     display = payload["display_name"]
-    # Probes load first, so the names they bind are torch's own, not ones the submission patched.
-    probes = load_module("probes", payload["probes_path"])
+    # Probes load first, so the names they bind are torch's own, not ones the submission patched;
+    # the table of probe functions is taken before the submission runs and kept out of sys.modules.
+    probes = probe_table(load_module("probes", payload["probes_path"]))
+    sys.modules.pop("probes", None)
     try:
         solution = load_module("solution", payload["solution_path"], display)
     except Exception as exc:  # noqa: BLE001 - any failure while importing is the learner's compile error
@@ -36,9 +39,15 @@ def serve(fds: list[int], payload: dict) -> None:
                                      "learner_line": None}})
 
 
-def _call(probes, solution, request: dict, display: str) -> dict:
-    probe = getattr(probes, request["probe"], None)
-    if probe is None or request["probe"].startswith("_"):
+def probe_table(module) -> dict:
+    """Public functions defined in the probes module, captured once."""
+    return {name: fn for name, fn in vars(module).items()
+            if callable(fn) and not name.startswith("_") and getattr(fn, "__module__", None) == module.__name__}
+
+
+def _call(probes: dict, solution, request: dict, display: str) -> dict:
+    probe = probes.get(request["probe"])
+    if probe is None:
         return {"internal": f"no probe named {request['probe']!r}"}
     try:
         return {"ok": probe(solution, *request["args"], **request["kwargs"])}

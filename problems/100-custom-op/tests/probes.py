@@ -15,6 +15,7 @@ import torch
 from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
 from torch.autograd.gradcheck import GradcheckError as _GradcheckError
 from torch.library import opcheck as _opcheck
+from torch.testing._internal.optests import generate_tests as _optests
 
 # Bound at import time, before the learner's module is imported, so that a submission which
 # replaces these functions afterwards does not change what the probes run.
@@ -23,6 +24,17 @@ _compile = torch.compile
 _ops = torch.ops
 _empty = torch.empty
 _Tensor = torch.Tensor
+# The schema is read from the dispatcher (C++), not from the Python attribute OpOverload._schema,
+# which a submission could overwrite; opcheck's table of tests is snapshotted for the same reason.
+_get_schema = torch._C._get_schema
+_OPCHECK_TESTS = dict(_optests.ALL_TEST_UTILS)
+_OPCHECK_UTILS = tuple(torch.library._OPCHECK_DEFAULT_UTILS)
+
+
+def _checked_opcheck(op, args):
+    _optests.ALL_TEST_UTILS.clear()
+    _optests.ALL_TEST_UTILS.update(_OPCHECK_TESTS)
+    return _opcheck(op, args, test_utils=_OPCHECK_UTILS, raise_exception=False)
 
 NAMESPACE = "ex100"
 
@@ -73,7 +85,8 @@ def schema(solution, name):
     """The registered schema as plain data: per argument its name, type, default and whether
     its alias annotation marks it as written (``Tensor(a!)``)."""
     try:
-        s = _op(name)._schema
+        _op(name)
+        s = _get_schema(f"{NAMESPACE}::{name}", "")
     except (AttributeError, RuntimeError):
         return None
 
@@ -130,7 +143,7 @@ def kv_write_fake(solution, k_cache, v_cache, slots, k, v):
 
 def kv_write_opcheck(solution, k_cache, v_cache, slots, k, v):
     """torch.library.opcheck on kv_write: {test name: "SUCCESS" or the first line of the error}."""
-    result = _opcheck(_op("kv_write"), (k_cache, v_cache, slots, k, v), raise_exception=False)
+    result = _checked_opcheck(_op("kv_write"), (k_cache, v_cache, slots, k, v))
     return {key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}"
             for key, val in result.items()}
 
@@ -185,7 +198,7 @@ def rms_norm_opcheck(solution, x, weight, eps):
     """torch.library.opcheck on rms_norm with x and weight requiring grad."""
     x = x.clone().requires_grad_(True)
     weight = weight.clone().requires_grad_(True)
-    result = _opcheck(_op("rms_norm"), (x, weight, eps), raise_exception=False)
+    result = _checked_opcheck(_op("rms_norm"), (x, weight, eps))
     return {key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}"
             for key, val in result.items()}
 

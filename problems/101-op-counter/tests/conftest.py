@@ -94,7 +94,7 @@ def add_counts(*many):
 def check_counts(obs, expected, where):
     """obs is probes._read_counts output; expected a {str: int}. Fails with the first few
     differences, in the chapter's terms."""
-    assert obs["is_mapping"], f"{where}：counts 应是 collections.Counter，实际是 {obs['type']}"
+    assert obs["is_counter"], f"{where}：counts 应是 collections.Counter，实际是 {obs['type']}"
     assert not obs["bad"], (
         f"{where}：counts 的键应是 str(func)（如 \"aten.mm.default\"），值应是 int：{'，'.join(obs['bad'])}")
     got = obs["counts"]
@@ -152,7 +152,7 @@ def check_sdpa(tol):
     def check(obs, q, k, v, options, where):
         is_causal, backward = bool(options.get("is_causal", False)), bool(options.get("backward", False))
         counts, grads = expected_sdpa(q, k, v, is_causal, backward)
-        if not obs["counts"]["is_mapping"]:
+        if not obs["counts"]["is_counter"]:
             raise AssertionError(f"{where}：count_sdpa_ops 应返回 collections.Counter，实际返回了 {obs['counts']['type']}")
         check_counts(obs["counts"], counts, where)
         if backward:

@@ -140,7 +140,8 @@ def check_grad(close):
 OPCHECK_HINTS = {
     "test_schema": "实现修改了输入或输出与输入共享内存，与 schema 不一致",
     "test_autograd_registration": "autograd 注册有问题（反向要用 register_autograd）",
-    "test_faketensor": "fake 实现给出的形状/dtype/设备与真实实现不一致，或 fake 实现读了数据",
+    "test_faketensor": "fake 实现给出的形状/dtype/设备/步长/storage offset 与真实实现不一致，或 fake 实现读了数据；"
+                       "两者的输出都应是 storage offset 为 0 的连续张量",
     "test_aot_dispatch_dynamic": "在 AOTAutograd（符号形状下的前向/反向图）里跑不通",
 }
 

@@ -82,7 +82,8 @@ def check_free():
 OPCHECK_HINTS = {
     "test_schema": "实现修改了输入或输出与输入共享内存，与 schema 不一致",
     "test_autograd_registration": "autograd 注册有问题",
-    "test_faketensor": "fake 实现给出的形状/dtype/设备与真实实现不一致，或 fake 实现读了数据",
+    "test_faketensor": "fake 实现给出的形状/dtype/设备/步长/storage offset 与真实实现不一致，或 fake 实现读了数据；"
+                       "两者的输出都应是 storage offset 为 0 的连续张量",
     "test_aot_dispatch_dynamic": "在 AOTAutograd（符号形状）里跑不通",
 }
 
@@ -119,13 +120,16 @@ def check_schema():
 
 @pytest.fixture(scope="session")
 def check_unbacked():
-    """check_unbacked(obs, where): a fake output that is 1-D int64 on cpu, its length an unbacked SymInt."""
+    """check_unbacked(obs, where, device="cpu"): a fake output that is 1-D int64 on ``device``
+    (the device of used), its length an unbacked SymInt."""
 
-    def check(obs, where):
+    def check(obs, where, device="cpu"):
         assert obs["is_tensor"], f"{where}：free_slots 应返回一个张量，得到 {obs['type']}"
         assert obs["dim"] == 1, f"{where}：fake 实现给出的输出是 {obs['dim']} 维，应为一维"
         assert obs["dtype"] == "torch.int64", f"{where}：fake 实现给出的 dtype 是 {obs['dtype']}，应为 torch.int64"
-        assert obs["device"] == "cpu", f"{where}：fake 实现给出的设备是 {obs['device']}，应沿用 used 的设备（cpu）"
+        assert obs["device"] == device, (
+            f"{where}：fake 实现给出的设备是 {obs['device']}，应沿用 used 的设备（{device}）："
+            "分配输出时带上 device=used.device，或用 used.new_empty(...)")
         size = obs["sizes"][0]
         assert size["unbacked"], (
             f"{where}：输出长度是 {size['text']}，应是一个新的数据相关符号大小（unbacked SymInt，形如 u0）："

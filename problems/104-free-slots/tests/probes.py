@@ -23,6 +23,7 @@ _empty = torch.empty
 _equal = torch.equal
 _Tensor = torch.Tensor
 _SymInt = torch.SymInt
+_bool = torch.bool
 
 NAMESPACE = "ex104"
 
@@ -121,11 +122,20 @@ def fake_without_shape_env(solution, used):
         return {"out": None, "raised": _raised(e)}
 
 
+def fake_meta_with_shape_env(solution, n):
+    """Under FakeTensorMode with a ShapeEnv, call the operator on a fake tensor made from a meta
+    tensor of length n (built here: meta tensors cannot cross to the checker). The fake must put
+    its output on the device of ``used`` — meta here — so the input's device is reported too."""
+    with _FakeTensorMode(shape_env=_ShapeEnv()) as mode:
+        used = mode.from_tensor(_empty(n, dtype=_bool, device="meta"))
+        return {"in_device": str(used.device), "out": _describe(_op()(used))}
+
+
 def meta(solution, n):
     """Call the operator on a meta tensor of length n (no data, no ShapeEnv)."""
     op = _op()
     try:
-        return {"out": _describe(op(_empty(n, dtype=torch.bool, device="meta"))), "raised": None}
+        return {"out": _describe(op(_empty(n, dtype=_bool, device="meta"))), "raised": None}
     except Exception as e:  # noqa: BLE001 - what is raised here is the observation
         return {"out": None, "raised": _raised(e)}
 

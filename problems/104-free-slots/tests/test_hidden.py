@@ -29,9 +29,13 @@ EAGER_CASES = [
     (107, 9, 0.0),
     (108, 9, 1.0),
     (109, 257, 0.5),
+    (110, 4096, 0.1),
+    (111, 4096, 0.0),
+    (112, 4096, 0.6),
 ]
 EAGER_IDS = ["one-free", "one-used", "random-7", "random-64-mostly-free", "random-1000-mostly-used",
-             "empty", "all-free", "all-used", "random-257"]
+             "empty", "all-free", "all-used", "random-257", "random-4096-mostly-free", "all-free-4096",
+             "random-4096"]
 
 
 @pytest.mark.parametrize("case", EAGER_CASES, ids=EAGER_IDS)
@@ -50,6 +54,13 @@ def test_fake_output_length_is_unbacked_symint(probe, make_used, check_unbacked)
     obs = probe("fake_with_shape_env", used,
                 hint="在带 ShapeEnv 的 FakeTensorMode 下调用 free_slots 出错（缺少 fake 实现，或 fake 实现读了数据？）")
     check_unbacked(obs, "FakeTensorMode(shape_env=ShapeEnv()) 下")
+
+
+def test_fake_output_stays_on_the_device_of_used(probe, check_unbacked):
+    obs = probe("fake_meta_with_shape_env", 20,
+                hint="在带 ShapeEnv 的 FakeTensorMode 下、对 meta 设备上的 used 调用 free_slots 出错")
+    assert obs["in_device"] == "meta", f"探针构造的输入在 {obs['in_device']} 上，应在 meta 上"
+    check_unbacked(obs["out"], "FakeTensorMode(shape_env=ShapeEnv()) 下、used 在 meta 设备上时", device="meta")
 
 
 def test_fake_without_shape_env_reports_data_dependent_size(probe, make_used, check_data_dependent_raise):
@@ -77,6 +88,7 @@ COMPILE_CASES = [
     (303, 12, 1.0),
     (304, 30, 0.3),
     (305, 30, 0.0),
+    (306, 4096, 0.1),   # k > 1000: a fake whose max= is below n fails a runtime assertion here
 ]
 
 

@@ -140,7 +140,7 @@ def _first_line(text):
 
 
 def _names(result):
-    if isinstance(result, (list, tuple)) and all(type(k) is str for k in result):
+    if isinstance(result, list) and all(type(k) is str for k in result):  # the statement asks for list[str]
         return {"names": list(result), "type": type(result).__name__}
     return {"names": None, "type": type(result).__name__, "repr": repr(result)[:120]}
 
