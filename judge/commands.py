@@ -32,6 +32,12 @@ def _new(args, settings: Settings) -> int:
     return 0
 
 
+def _doctor(args, settings: Settings) -> int:
+    from judge.doctor import run_doctor  # noqa: PLC0415
+
+    return run_doctor(settings, live=not args.no_live, as_json=args.json)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="judge", description="practice-judge: judge handbook exercises.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -42,6 +48,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--public", action="store_true")
     run.set_defaults(handler=_run)
     sub.add_parser("list", help="list the exercises").set_defaults(handler=_list)
+    doctor = sub.add_parser("doctor", help="show which isolation layers this host offers, and why any is missing")
+    doctor.add_argument("--no-live", action="store_true", help="skip the sandboxed self-test job")
+    doctor.add_argument("--json", action="store_true", help="print the findings as one JSON object")
+    doctor.set_defaults(handler=_doctor)
     check = sub.add_parser("check", help="prove a problem folder sound (authors)")
     check.add_argument("problem", nargs="?")
     check.add_argument("--all", action="store_true", help="check every problem")

@@ -7,6 +7,8 @@ from dataclasses import asdict, dataclass, field
 # A worker that catches an allocation failure exits with this code so that the sandbox can
 # report memory_exceeded even where no cgroup watches it (rlimit-only hosts).
 EXIT_MEMORY = 86
+# A planned isolation layer could not be applied in the child, so the job did not run (the judge's fault).
+EXIT_LAYER = 87
 
 
 @dataclass
@@ -19,7 +21,14 @@ class JobSpec:
     workdir: str | None = None       # scratch folder: cwd, HOME and TMPDIR of the child
     env: dict[str, str] = field(default_factory=dict)
     isolate: bool = False            # apply the untrusted-code layers (rlimits, namespaces, ...)
-    threads: int = 1                 # torch intra-op threads in the child
+    threads: int = 1                 # torch intra-op threads in the child; also the CPU cgroup quota (cores)
+    # Used only with isolate=True, where the host offers the layer:
+    scratch_bytes: int = 256 << 20   # private tmpfs holding the (copied) workdir: cwd, HOME, TMPDIR, caches
+    shm_bytes: int = 64 << 20        # private /dev/shm
+    max_pids: int = 128              # processes and threads (pids cgroup); a fork bomb stops here
+    hide: list[str] = field(default_factory=list)  # more host paths the job must not see (e.g. the problems folder)
+    skip: list[str] = field(default_factory=list)  # layer names not to apply (reported as skipped)
+    degrade: bool = False            # a layer that fails in the child: False fails the job (EXIT_LAYER), True runs on
 
     def to_wire(self) -> dict:
         return asdict(self)
@@ -40,6 +49,8 @@ class JobFacts:
     peak_memory_mib: float | None = None
     output_tail: str = ""
     layers: dict[str, str] = field(default_factory=dict)
+    setup_s: float | None = None     # fork to target start: the sandbox's own cost for this job
+    sandbox_error: str = ""          # an isolation layer failed to apply: an infrastructure fault, not the learner's
 
     def to_wire(self) -> dict:
         return asdict(self)

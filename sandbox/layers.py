@@ -1,56 +1,135 @@
-"""Isolation applied inside a freshly forked child before it runs any job code."""
+"""Isolation for one job: which layers it gets (plan, in the zygote) and applying them (enter, in the child).
+
+Order in the child: cgroup join -> unshare(net, mount, pid, ipc, uts) -> fork into the pid namespace ->
+mount view -> drop to the worker uid -> no_new_privs -> Landlock -> seccomp -> rlimits -> the target.
+A layer the plan calls "active" that then fails stops the job with EXIT_LAYER (never runs it
+unprotected) unless the spec says degrade, in which case the failure is reported and the job runs on.
+"""
 
 from __future__ import annotations
 
-import ctypes
+import json
 import os
-import resource
+import sys
 
-CLONE_NEWNET = 0x40000000
-_libc = ctypes.CDLL(None, use_errno=True)
+from sandbox import host as host_mod
+from sandbox import landlock, mounts, namespaces, paths, privileges, rlimits, seccomp_filter
+from sandbox.base import EXIT_LAYER, JobSpec
+from sandbox.cgroups import JobGroup
 
-
-def _vm_size() -> int:
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith("VmSize:"):
-                return int(line.split()[1]) * 1024
-    return 0
-
-
-def _can_unshare_net() -> str:
-    if os.geteuid() != 0:
-        return "needs root or user namespaces"
-    return "active"
+SKIPPED = "skipped by the caller"
+DEFAULT_SCRATCH = "/tmp/scratch"  # where an isolated job without a workdir gets its scratch tmpfs
+WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full")
+FILE_LIMIT_CAP = 1 << 30
 
 
-def plan(spec) -> dict[str, str]:
-    """Which layers a job with this spec will get here: name -> 'active' or why not."""
+def plan(spec: JobSpec) -> dict[str, str]:
+    """Which layers a job with this spec gets here: name -> 'active' or why not."""
     if not spec.isolate:
         return {"process": "active"}
-    return {
-        "process": "active",
-        "rlimits": "active",
-        "memory": "active (rlimit address space)" if spec.memory_bytes else "no limit asked",
-        "network": _can_unshare_net(),
-    }
+    status = host_mod.current().status
+    result = {"process": "active"}
+    for name in host_mod.LAYERS:
+        result[name] = SKIPPED if name in spec.skip else status[name]
+    if result["memory"] != "active":
+        if spec.memory_bytes and result["rlimits"] == "active":
+            result["memory"] += "; an address-space rlimit limits memory instead"
+    return result
 
 
-def enter(spec, layers: dict[str, str]) -> None:
-    """Apply the planned layers in the current (child) process; raise if a planned one fails."""
+def make_group(spec: JobSpec, planned: dict[str, str], job: str) -> JobGroup | None:
+    """In the zygote, before fork: the job's cgroups with their limits (None if no controller is planned)."""
+    groups = host_mod.current().groups
+    wanted = [name for name in ("memory", "pids", "cpu") if planned.get(name) == "active"]
+    if not wanted or groups is None:
+        return None
+    try:
+        return groups.create(job, spec.memory_bytes if "memory" in wanted else None,
+                             spec.max_pids if "pids" in wanted else 1 << 22,
+                             float(spec.threads) if "cpu" in wanted else 0)
+    except OSError as exc:
+        return FailedGroup(exc)
+
+
+class FailedGroup(JobGroup):
+    """The zygote could not make the job's cgroups: joining fails in the child, as any planned layer may."""
+
+    def __init__(self, error: OSError):
+        super().__init__([], {}, None)
+        self.error = error
+
+    def join(self) -> None:
+        raise OSError(self.error.errno, f"could not create the job's cgroup: {self.error}")
+
+
+def release(group: JobGroup | None) -> None:
+    if group is not None and host_mod.current().groups is not None:
+        host_mod.current().groups.release(group)
+
+
+class Report:
+    """What the child tells the zygote about its layers, on a pipe closed before the target runs."""
+
+    def __init__(self, fd: int, spec: JobSpec, planned: dict[str, str]):
+        self.fd, self.spec, self.planned = fd, spec, planned
+        self.changed: dict[str, str] = {}
+
+    def step(self, names: list[str], action, *args) -> None:
+        """Run one layer's action; on failure stop the job, or record it and go on (degrade)."""
+        try:
+            action(*args)
+        except Exception as exc:  # noqa: BLE001 - any failure of a planned layer
+            why = f"failed to apply: {type(exc).__name__}: {exc}"
+            self.changed.update({name: why for name in names})
+            if not self.spec.degrade:
+                self.send(error=f"the {'/'.join(names)} layer {why}")
+                print(f"sandbox: the {'/'.join(names)} layer {why}; the job did not run", file=sys.stderr)
+                os._exit(EXIT_LAYER)
+
+    def send(self, **extra) -> None:
+        if self.fd < 0:
+            return
+        try:
+            os.write(self.fd, json.dumps({"layers": self.changed, **extra}).encode()[:4000])
+        finally:
+            os.close(self.fd)
+            self.fd = -1
+
+
+def enter(spec: JobSpec, planned: dict[str, str], group: JobGroup | None, fds: list[int], report: Report) -> str | None:
+    """Apply the planned layers in the current (child) process; returns the job's scratch folder."""
     os.setsid()  # own process group: the zygote kills the whole group at the end
     if not spec.isolate:
-        return
-    limits = {
-        resource.RLIMIT_CORE: 0,
-        resource.RLIMIT_NOFILE: 256,
-        resource.RLIMIT_FSIZE: 256 << 20,
-        resource.RLIMIT_CPU: int(spec.wall_s) + 5,
-    }
-    if spec.memory_bytes:
-        # The address-space limit is relative: the torch already mapped by the zygote is not the learner's.
-        limits[resource.RLIMIT_AS] = _vm_size() + spec.memory_bytes
-    for which, value in limits.items():
-        resource.setrlimit(which, (value, value))
-    if layers.get("network") == "active" and _libc.unshare(CLONE_NEWNET) != 0:
-        raise OSError(ctypes.get_errno(), "unshare(CLONE_NEWNET) failed")
+        return spec.workdir
+    on = [name for name, state in planned.items() if state == "active"]
+    if group is not None:
+        report.step([n for n in ("memory", "pids", "cpu") if n in on], group.join)
+    unshared = [name for name in host_mod.NAMESPACES if name in on]
+    if unshared:
+        report.step(unshared, namespaces.unshare, unshared)
+    if "pid" in on and "pid" not in report.changed:
+        namespaces.fork_job(list(fds) + [report.fd])  # from here on: pid 2 of the job's pid namespace
+    uid = privileges.WORKER_UID if "uid" in on else os.getuid()
+    gid = privileges.WORKER_GID if "uid" in on else os.getgid()
+    scratch = spec.workdir
+    if "mount" in on and "mount" not in report.changed:
+        scratch = spec.workdir or DEFAULT_SCRATCH
+        view = paths.host_view(spec.hide) if spec.hide else host_mod.current().view
+        report.step(["mount"], mounts.build, view, scratch, spec.workdir, spec.scratch_bytes, spec.shm_bytes,
+                    uid, gid, "pid" in on)
+    elif scratch and "uid" in on:
+        report.step(["uid"], os.chown, scratch, uid, gid)  # the job's own folder, on the host
+    if "uid" in on:
+        report.step(["uid"], privileges.drop, uid, gid)
+    report.step(["landlock", "seccomp"], privileges.no_new_privs)
+    if "landlock" in on:
+        writable = [p for p in (scratch, "/dev/shm") if p]
+        report.step(["landlock"], landlock.restrict, host_mod.current().landlock_abi,
+                    host_mod.current().view.read, writable, list(WRITABLE_DEVICES))
+    if "seccomp" in on:
+        report.step(["seccomp"], seccomp_filter.load, host_mod.current().seccomp)
+    if "rlimits" in on:
+        memory = spec.memory_bytes if "memory" not in on else None
+        procs = spec.max_pids if ("pids" not in on and "uid" in on) else None
+        report.step(["rlimits"], rlimits.apply, spec.wall_s, min(spec.scratch_bytes, FILE_LIMIT_CAP), memory, procs)
+    return scratch

@@ -10,25 +10,30 @@ import argparse
 import errno
 import gc
 import importlib
+import json
 import os
 import selectors
 import signal
 import socket
 import sys
+import tempfile
 import time
 import traceback
 
-from sandbox import layers, protocol
+from sandbox import host, layers, protocol, syscalls
 from sandbox.base import EXIT_MEMORY, JobFacts, JobSpec
+from sandbox.cgroups import JobGroup
 from sandbox.output import OutputRecord
 
 
 class Child:
     """The zygote's book-keeping for one running job."""
 
-    def __init__(self, job_id: int, spec: JobSpec, pid: int, out_fd: int, plan: dict[str, str]):
-        self.job_id, self.spec, self.pid, self.out_fd = job_id, spec, pid, out_fd
-        self.started = time.monotonic()
+    def __init__(self, job_id: int, spec: JobSpec, pid: int, out_fd: int, report_fd: int, plan: dict[str, str],
+                 group: JobGroup | None, started: float):
+        self.job_id, self.spec, self.pid, self.out_fd, self.report_fd = job_id, spec, pid, out_fd, report_fd
+        self.group = group
+        self.started = started
         self.deadline = self.started + spec.wall_s
         self.pidfd = os.pidfd_open(pid)
         self.output = OutputRecord(spec.output_bytes)
@@ -39,26 +44,47 @@ class Child:
             os.killpg(self.pid, signal.SIGKILL)
         except (ProcessLookupError, PermissionError):
             pass
+        if self.group is not None:
+            self.group.kill()
 
 
-def _run_child(spec: JobSpec, fds: list[int], out_fd: int, plan: dict[str, str]) -> None:
+def _job_env(spec: JobSpec, scratch: str | None, planned: dict[str, str]) -> None:
+    """cwd, home, temporary files and every cache torch.compile writes, inside the job's scratch folder."""
+    if scratch:
+        os.chdir(scratch)
+        cache = os.path.join(scratch, ".cache")
+        os.environ.update(HOME=scratch, TMPDIR=scratch, XDG_CACHE_HOME=cache, TORCH_HOME=os.path.join(cache, "torch"),
+                          TORCHINDUCTOR_CACHE_DIR=os.path.join(cache, "torchinductor"),
+                          TRITON_CACHE_DIR=os.path.join(cache, "triton"))
+        tempfile.tempdir = None  # the zygote may have cached its own temporary folder
+    if planned.get("uid") == "active":
+        os.environ.update(USER="sandbox", LOGNAME="sandbox")  # getpass.getuser() needs no passwd entry
+    os.environ.update(spec.env)
+
+
+def _run_child(spec: JobSpec, fds: list[int], out_fd: int, plan: dict[str, str], group: JobGroup | None,
+               report_fd: int, started: float, zygote_pid: int) -> None:
     """Body of the forked child; never returns."""
     code = 1
     try:
+        syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)  # a job never outlives its zygote
+        if os.getppid() != zygote_pid:
+            os._exit(code)
         devnull = os.open(os.devnull, os.O_RDONLY)
         os.dup2(devnull, 0)
+        os.close(devnull)
         os.dup2(out_fd, 1)
         os.dup2(out_fd, 2)
         os.close(out_fd)
-        layers.enter(spec, plan)
-        if spec.workdir:
-            os.chdir(spec.workdir)
-            os.environ.update(HOME=spec.workdir, TMPDIR=spec.workdir)
-        os.environ.update(spec.env)
+        module, func = spec.target.split(":")
+        target = getattr(importlib.import_module(module), func)  # trusted code: imported before isolation
+        report = layers.Report(report_fd, spec, plan)
+        scratch = layers.enter(spec, plan, group, fds, report)
+        report.send(setup_s=round(time.monotonic() - started, 4))
+        _job_env(spec, scratch, plan)
         if "torch" in sys.modules:
             sys.modules["torch"].set_num_threads(spec.threads)
-        module, func = spec.target.split(":")
-        getattr(importlib.import_module(module), func)(fds, spec.payload)
+        target(fds, spec.payload)
         code = 0
     except MemoryError:
         code = EXIT_MEMORY
@@ -113,24 +139,39 @@ class Zygote:
         return True
 
     def _start(self, job_id: int, spec: JobSpec, fds: list[int]) -> None:
+        started = time.monotonic()
         plan = layers.plan(spec)
+        group = layers.make_group(spec, plan, str(job_id))
         read_fd, write_fd = os.pipe()
+        report_r, report_w = os.pipe()
         sys.stdout.flush()
         sys.stderr.flush()
+        zygote_pid = os.getpid()
         pid = os.fork()
         if pid == 0:
             os.close(read_fd)
-            self.control.close()
-            _run_child(spec, fds, write_fd, plan)
+            os.close(report_r)
+            self._close_inherited()
+            _run_child(spec, fds, write_fd, plan, group, report_w, started, zygote_pid)
         os.close(write_fd)
+        os.close(report_w)
         for fd in fds:
             os.close(fd)
         os.set_blocking(read_fd, False)
-        child = Child(job_id, spec, pid, read_fd, plan)
+        os.set_blocking(report_r, False)
+        child = Child(job_id, spec, pid, read_fd, report_r, plan, group, started)
         self.children[job_id] = child
         self.selector.register(read_fd, selectors.EVENT_READ, ("out", child))
         self.selector.register(child.pidfd, selectors.EVENT_READ, ("exit", child))
         protocol.send(self.control, {"job": job_id, "event": "started", "pid": pid})
+
+    def _close_inherited(self) -> None:
+        """In a new child: drop the zygote's own fds (control socket, other jobs' pipes and pidfds)."""
+        self.control.close()
+        self.selector.close()
+        for other in self.children.values():
+            for fd in (other.out_fd, other.report_fd, other.pidfd):
+                os.close(fd)
 
     def _on_output(self, child: Child) -> None:
         try:
@@ -156,8 +197,15 @@ class Zygote:
             facts.signal = os.WTERMSIG(status)
         else:
             facts.exit_code = os.WEXITSTATUS(status)
+        if child.group is not None:
+            oom, peak = child.group.memory_facts()
+            facts.memory_exceeded = facts.memory_exceeded or oom
+            facts.peak_memory_mib = peak if peak is not None else facts.peak_memory_mib
+        # A worker that caught a refused allocation says so by its exit code (the only signal without a cgroup).
         facts.memory_exceeded = facts.memory_exceeded or facts.exit_code == EXIT_MEMORY
         facts.output_tail = child.output.text()
+        self._read_report(child)
+        layers.release(child.group)
         self._forget(child)
         protocol.send(self.control, {"job": child.job_id, "event": "exited", "facts": facts.to_wire()})
 
@@ -172,7 +220,17 @@ class Zygote:
             child.output.add(chunk)
         child.facts.output_exceeded = child.facts.output_exceeded or child.output.exceeded
 
+    def _read_report(self, child: Child) -> None:
+        try:
+            report = json.loads(os.read(child.report_fd, 8192) or b"{}")
+        except (OSError, ValueError):
+            return
+        child.facts.layers.update(report.get("layers", {}))
+        child.facts.setup_s = report.get("setup_s")
+        child.facts.sandbox_error = report.get("error", "")
+
     def _forget(self, child: Child) -> None:
+        os.close(child.report_fd)
         for fd in (child.out_fd, child.pidfd):
             try:
                 self.selector.unregister(fd)
@@ -195,6 +253,9 @@ class Zygote:
                 os.waitpid(child.pid, 0)
             except ChildProcessError:
                 pass
+            layers.release(child.group)
+        if host.current().groups is not None:
+            host.current().groups.flush()
 
 
 def main() -> None:
@@ -203,6 +264,7 @@ def main() -> None:
     parser.add_argument("--preload", default="")
     args = parser.parse_args()
     control = socket.socket(fileno=args.control_fd)
+    host.current()  # probe the isolation layers once, while this process is still small and cheap to fork
     for name in filter(None, args.preload.split(",")):
         importlib.import_module(name)
     gc.freeze()  # keep the warm heap shared with children: gc would otherwise touch every page

@@ -1,0 +1,81 @@
+"""`judge doctor`: which isolation layers a worker gets on this host, why any is missing, and a look from inside."""
+
+from __future__ import annotations
+
+import json
+import platform
+import sys
+from importlib import metadata
+
+from judge.settings import Settings
+
+CHECK_TIMEOUT_S = 60
+
+
+def _version(distribution: str) -> str:
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return "not installed"
+
+
+def _print_table(rows: list[tuple[str, str]]) -> None:
+    width = max(len(name) for name, _ in rows)
+    for name, value in rows:
+        print(f"  {name.ljust(width)}  {value}")
+
+
+def _live_check(settings: Settings) -> tuple[list[tuple[str, str]], dict[str, str]]:
+    """Run the self-test in a real isolated job (a zygote without torch starts in a fraction of a second).
+
+    Returns what the job saw from the inside and the layers the zygote reported for it.
+    """
+    from sandbox import JobSpec, Zygote  # noqa: PLC0415
+
+    zygote = Zygote([], "doctor-zygote").start()
+    try:
+        zygote.wait_ready(CHECK_TIMEOUT_S)
+        secret = [str(settings.problems_dir)]
+        facts = zygote.run(JobSpec(target="sandbox.selftest:check", isolate=True, wall_s=20, memory_bytes=2 << 30,
+                                   hide=secret, payload={"secret": secret})).wait(CHECK_TIMEOUT_S)
+    except Exception as exc:  # noqa: BLE001 - the doctor reports, it does not crash
+        return [("self-test", f"could not run a sandboxed job: {type(exc).__name__}: {exc}")], {}
+    finally:
+        zygote.close()
+    if facts is None:
+        return [("self-test", "did not finish")], {}
+    for line in facts.output_tail.splitlines():
+        if line.startswith("SELFTEST "):
+            rows = list(json.loads(line[len("SELFTEST "):]).items())
+            return rows + [("layer setup", f"{facts.setup_s * 1000:.0f} ms" if facts.setup_s else "-")], facts.layers
+    return [("self-test", f"failed (exit {facts.exit_code}, signal {facts.signal}): {facts.output_tail[-500:]}")], \
+        facts.layers
+
+
+def run_doctor(settings: Settings, live: bool = True, as_json: bool = False) -> int:
+    from sandbox import host, layers  # noqa: PLC0415
+    from sandbox.base import JobSpec  # noqa: PLC0415
+
+    versions = {"python": f"{platform.python_version()} ({sys.executable})", "torch": _version("torch"),
+                "judge": _version("practice-judge"), "pyseccomp": _version("pyseccomp"),
+                "platform": f"{platform.system()} {platform.release()} {platform.machine()}"}
+    inside, plan = _live_check(settings) if live else ([], {})
+    # The zygote's own report is the truth; probing here (another process) is the fallback.
+    plan = plan or layers.plan(JobSpec(target="-", isolate=True, memory_bytes=2 << 30))
+    details = {**host.current().details(), "problems folder": str(settings.problems_dir)}
+    if as_json:
+        print(json.dumps({"versions": versions, "layers": plan, "details": details, "inside": dict(inside)}))
+        return 0
+    print("practice-judge doctor")
+    _print_table(list(versions.items()))
+    print("\nisolation layers of a worker:")
+    _print_table(list(plan.items()))
+    print("\ndetails:")
+    _print_table(list(details.items()))
+    if inside:
+        print("\nfrom inside a sandboxed job:")
+        _print_table(inside)
+    missing = [name for name, state in plan.items() if state != "active"]
+    print("\n" + ("every layer is active" if not missing else
+                  f"judging works, with weaker isolation: {', '.join(missing)} not active (reasons above)"))
+    return 0
