@@ -19,7 +19,8 @@ from torch import Tensor
 def kv_write(k_cache: Tensor, v_cache: Tensor, slots: Tensor, k: Tensor, v: Tensor) -> None:
     """把 k 的第 i 行写进 k_cache 的第 slots[i] 行，v 写进 v_cache，原地修改，不返回任何东西。
 
-    k_cache, v_cache: (N, ...)；slots: (S,) int64，互不相同且在 [0, N) 内；
+    k_cache, v_cache: (N, ...)，不一定连续（可能是同一块缓冲区的视图）；
+    slots: (S,) int64，互不相同且在 [0, N) 内；
     k, v: (S, ...)，尾部维度和 dtype 与缓存相同。
     """
     # TODO: 原地写入两个缓存。
@@ -39,7 +40,8 @@ def rms_norm(x: Tensor, weight: Tensor, eps: float = 1e-6) -> Tensor:
 
 
 # TODO: 用 @rms_norm.register_fake 注册 fake 实现：只根据输入的元数据描述输出，不读数据。
+#       签名与算子相同，包括默认值：def _(x, weight, eps=1e-6)。
 
 
 # TODO: 用 rms_norm.register_autograd(backward, setup_context=setup_context) 注册反向：
-#       给 x 和 weight 返回梯度，eps 返回 None。
+#       反向返回元组 (grad_x, grad_weight, None)：eps 对应 None。

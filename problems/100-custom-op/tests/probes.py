@@ -24,6 +24,7 @@ _compile = torch.compile
 _ops = torch.ops
 _empty = torch.empty
 _Tensor = torch.Tensor
+_equal = torch.equal
 # The schema is read from the dispatcher (C++), not from the Python attribute OpOverload._schema,
 # which a submission could overwrite; opcheck's table of tests is snapshotted for the same reason.
 _get_schema = torch._C._get_schema
@@ -31,10 +32,15 @@ _OPCHECK_TESTS = dict(_optests.ALL_TEST_UTILS)
 _OPCHECK_UTILS = tuple(torch.library._OPCHECK_DEFAULT_UTILS)
 
 
-def _checked_opcheck(op, args):
+def _checked_opcheck(op, args, test_utils=_OPCHECK_UTILS):
     _optests.ALL_TEST_UTILS.clear()
     _optests.ALL_TEST_UTILS.update(_OPCHECK_TESTS)
-    return _opcheck(op, args, test_utils=_OPCHECK_UTILS, raise_exception=False)
+    return _opcheck(op, args, test_utils=tuple(test_utils), raise_exception=False)
+
+
+def _opcheck_report(result):
+    return {key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}"
+            for key, val in result.items()}
 
 NAMESPACE = "ex100"
 
@@ -111,13 +117,48 @@ def schema(solution, name):
 
 # ---------------------------------------------------------------- kv_write
 
+def _memory(t):
+    """Where a tensor's elements live: storage address, offset, shape and strides."""
+    return (t.untyped_storage().data_ptr(), t.storage_offset(), tuple(t.shape), tuple(t.stride()))
+
+
 def kv_write_eager(solution, k_cache, v_cache, slots, k, v):
     """Call kv_write once and return every argument afterwards (the caches are the very
-    tensors that were passed in), plus what the call returned."""
+    tensors that were passed in), what the call returned, and whether each cache still uses
+    the memory it had before the call (False when the implementation swapped its storage,
+    say with ``k_cache.data = ...`` or ``k_cache.set_(...)``, instead of writing into it)."""
+    before = {"k_cache": _memory(k_cache), "v_cache": _memory(v_cache)}
     ret = _op("kv_write")(k_cache, v_cache, slots, k, v)
     return {
         "returned": None if ret is None else type(ret).__name__,
         "k_cache": k_cache, "v_cache": v_cache, "slots": slots, "k": k, "v": v,
+        "same_memory": {"k_cache": _memory(k_cache) == before["k_cache"],
+                        "v_cache": _memory(v_cache) == before["v_cache"]},
+    }
+
+
+def kv_write_into_pool(solution, pool, layout, slots, k, v):
+    """kv_write on caches that are views of one buffer ``pool``:
+
+    - ``"stacked"``: pool of shape (2, N, ...), k_cache = pool[0], v_cache = pool[1] (contiguous);
+    - ``"halves"``: pool of shape (N, ..., 2 * D), k_cache, v_cache = pool.chunk(2, dim=-1)
+      (each of shape (N, ..., D), not contiguous).
+
+    Returns the pool afterwards (what every other view of that memory sees) and whether each
+    cache still uses the memory it had before the call."""
+    if layout == "stacked":
+        k_cache, v_cache = pool[0], pool[1]
+    elif layout == "halves":
+        k_cache, v_cache = pool.chunk(2, dim=-1)
+    else:
+        raise ValueError(layout)
+    before = {"k_cache": _memory(k_cache), "v_cache": _memory(v_cache)}
+    ret = _op("kv_write")(k_cache, v_cache, slots, k, v)
+    return {
+        "returned": None if ret is None else type(ret).__name__,
+        "pool": pool,
+        "same_memory": {"k_cache": _memory(k_cache) == before["k_cache"],
+                        "v_cache": _memory(v_cache) == before["v_cache"]},
     }
 
 
@@ -143,9 +184,7 @@ def kv_write_fake(solution, k_cache, v_cache, slots, k, v):
 
 def kv_write_opcheck(solution, k_cache, v_cache, slots, k, v):
     """torch.library.opcheck on kv_write: {test name: "SUCCESS" or the first line of the error}."""
-    result = _checked_opcheck(_op("kv_write"), (k_cache, v_cache, slots, k, v))
-    return {key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}"
-            for key, val in result.items()}
+    return _opcheck_report(_checked_opcheck(_op("kv_write"), (k_cache, v_cache, slots, k, v)))
 
 
 def kv_write_compiled(solution, k_cache, v_cache, slots, k, v, backend="aot_eager"):
@@ -175,8 +214,8 @@ def rms_norm_eager(solution, x, weight, eps=None):
         "out": _plain(out),
         "type": type(out).__name__,
         "shares_input_memory": shares,
-        "x_changed": not torch.equal(x, x_before),
-        "weight_changed": not torch.equal(weight, w_before),
+        "x_changed": not _equal(x, x_before),
+        "weight_changed": not _equal(weight, w_before),
     }
 
 
@@ -195,23 +234,37 @@ def rms_norm_fake(solution, x, weight, eps=1e-6):
 
 
 def rms_norm_opcheck(solution, x, weight, eps):
-    """torch.library.opcheck on rms_norm with x and weight requiring grad."""
-    x = x.clone().requires_grad_(True)
-    weight = weight.clone().requires_grad_(True)
-    result = _checked_opcheck(_op("rms_norm"), (x, weight, eps))
-    return {key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}"
-            for key, val in result.items()}
+    """torch.library.opcheck on rms_norm.
+
+    test_schema runs on inputs that do not require grad: it checks what the operator itself
+    does (mutations, aliasing of the output). With inputs that require grad it would also run
+    setup_context under its checking mode, where a harmless ``x.to(x.dtype)`` (which returns
+    ``x`` itself) is reported as an operator returning its input. The other tests
+    (test_autograd_registration, test_faketensor, test_aot_dispatch_dynamic) run on inputs
+    that require grad, so that they exercise the registered backward."""
+    op = _op("rms_norm")
+    schema_tests = [t for t in _OPCHECK_UTILS if t == "test_schema"]
+    other_tests = [t for t in _OPCHECK_UTILS if t != "test_schema"]
+    result = dict(_checked_opcheck(op, (x.clone(), weight.clone(), eps), schema_tests))
+    xg = x.clone().requires_grad_(True)
+    wg = weight.clone().requires_grad_(True)
+    result.update(_checked_opcheck(op, (xg, wg, eps), other_tests))
+    return _opcheck_report({t: result[t] for t in _OPCHECK_UTILS if t in result})
 
 
 def rms_norm_backward(solution, x, weight, eps, grad_out):
     """Eager forward + backward through torch.ops.ex100.rms_norm; gradients (or None)."""
+    x0, w0 = x, weight
     x = x.clone().requires_grad_(True)
     weight = weight.clone().requires_grad_(True)
     out = _op("rms_norm")(x, weight, eps)
     if not isinstance(out, _Tensor) or not out.requires_grad:
-        return {"out_requires_grad": False, "x_grad": None, "weight_grad": None}
+        return {"out_requires_grad": False, "x_grad": None, "weight_grad": None,
+                "inputs_changed": False}
     out.backward(grad_out)
-    return {"out_requires_grad": True, "x_grad": _plain(x.grad), "weight_grad": _plain(weight.grad)}
+    changed = not (_equal(x.detach(), x0) and _equal(weight.detach(), w0))
+    return {"out_requires_grad": True, "x_grad": _plain(x.grad), "weight_grad": _plain(weight.grad),
+            "inputs_changed": changed}
 
 
 def rms_norm_gradcheck(solution, x, weight, eps):

@@ -104,6 +104,36 @@ def test_kv_write_eager_writes_in_place(probe, make_kv, check_kv, case):
     assert obs["returned"] is None, f"kv_write 应返回 None，实际返回了 {obs['returned']}"
 
 
+POOL_CASES = [
+    # seed, n, trailing, num_slots, dtype, layout (see probes.kv_write_into_pool)
+    (108, 10, (4,), 4, F32, "stacked"),
+    (109, 12, (2, 3), 5, F64, "halves"),
+]
+POOL_IDS = ["float32-stacked-pool0-pool1", "float64-noncontiguous-chunk-halves"]
+
+
+@pytest.mark.parametrize("case", POOL_CASES, ids=POOL_IDS)
+def test_kv_write_into_views_of_one_buffer(probe, make_kv, check_kv, case):
+    # The caches are views of one buffer, as in a real KV pool; the write must land in that
+    # buffer (swapping a cache's storage with .data = ... or set_ leaves the buffer unchanged).
+    seed, n, trailing, num_slots, dtype, layout = case
+    k_cache, v_cache, slots, k, v = make_kv(seed, n, trailing, num_slots, dtype)
+    if layout == "stacked":
+        pool = torch.stack([k_cache, v_cache])
+    else:
+        pool = torch.cat([k_cache, v_cache], dim=-1)
+    obs = probe("kv_write_into_pool", pool, layout, slots, k, v,
+                hint="对一整块缓冲区的视图调用 kv_write 时出错（缓存可以不连续）")
+    got = obs["pool"]
+    assert list(got.shape) == list(pool.shape) and got.dtype == pool.dtype, "缓冲区的形状或 dtype 变了"
+    views = (got[0], got[1]) if layout == "stacked" else got.chunk(2, dim=-1)
+    seen = {"k_cache": views[0], "v_cache": views[1], "same_memory": obs["same_memory"]}
+    where = ("kv_write 写入 pool[0] / pool[1] 后，从 pool 看" if layout == "stacked" else
+             "kv_write 写入不连续的缓存 pool.chunk(2, dim=-1) 后，从 pool 看")
+    check_kv(seen, (k_cache, v_cache, slots, k, v), where)
+    assert obs["returned"] is None, f"kv_write 应返回 None，实际返回了 {obs['returned']}"
+
+
 def test_kv_write_on_meta_tensors(probe):
     obs = probe("kv_write_meta", 32, [2, 8], BF16, 4,
                 hint="在 meta 设备上调用 kv_write 出错（fake 实现不能读数据）")
@@ -192,10 +222,15 @@ def test_rms_norm_opcheck(probe, make_rms, check_opcheck):
 BWD_CASES = [
     (301, (2, 3, 12), F64, 0.1),
     (302, (5, 16), F32, 1e-6),
+    (305, (12,), F64, 0.1),
+    # Small on purpose: a backward computed natively in bfloat16 (allowed) stays well inside
+    # the bfloat16 tolerance here; long reductions in bfloat16 would not.
+    (306, (3, 5, 64), BF16, 1e-6),
 ]
 
 
-@pytest.mark.parametrize("case", BWD_CASES, ids=["float64-3d-eps0.1", "float32-2d"])
+@pytest.mark.parametrize("case", BWD_CASES, ids=["float64-3d-eps0.1", "float32-2d", "float64-1d",
+                                                 "bfloat16-3d"])
 def test_rms_norm_backward_matches_formula(probe, make_rms, rms_expected_grads, check_grads, case):
     seed, shape, dtype, eps = case
     x, w, g = make_rms(seed, shape, dtype)
@@ -203,6 +238,7 @@ def test_rms_norm_backward_matches_formula(probe, make_rms, rms_expected_grads, 
                 hint="对 rms_norm 做反向时出错（反向应对 x, weight, eps 各返回一个值，eps 为 None）")
     dx, dw = rms_expected_grads(x, w, eps, g)
     check_grads(obs, dx, dw, dtype, "反向")
+    assert not obs["inputs_changed"], "前向 + 反向之后 x 或 weight 被改动了：rms_norm（包括 setup_context 和反向）不能修改输入"
 
 
 def test_rms_norm_gradcheck_float64(probe, make_rms):

@@ -31,7 +31,7 @@ def _backward(ctx, grad_out):
     x_hat, weight, r = ctx.saved_tensors
     g = grad_out * weight
     grad_x = r * (g - x_hat * (g * x_hat).mean(-1, keepdim=True))
-    grad_weight = grad_out.mul(x_hat).sum(tuple(range(grad_out.dim() - 1)))
+    grad_weight = grad_out.mul(x_hat).reshape(-1, x_hat.shape[-1]).sum(0)
     return grad_x, grad_weight, None
 
 
