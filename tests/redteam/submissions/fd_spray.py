@@ -1,0 +1,41 @@
+# expect: runtime_error
+"""Attack: write an "accepted" JSON report and garbage to every file descriptor 0..1024.
+
+Whatever the worker inherited (its channel, its output pipe, anything a careless zygote leaked)
+gets the forged report. The channel then carries garbage, so the checker must treat the worker
+as lost: every case an error, runtime_error."""
+
+import os
+
+import torch
+from torch import Tensor
+
+_payload = (b'{"type": "finished", "exit_code": 0, "verdict": "accepted", "passed": 44, "total": 44, '
+            b'"canary": "@@CANARY@@"}\n' + bytes(range(256)) + b"\n@@CANARY@@\n")
+for _fd in range(0, 1025):
+    try:
+        os.write(_fd, _payload)
+    except OSError:
+        pass
+
+# ---------------------------------------------------------------- wrong ops (the honest part of this file)
+
+@torch.library.custom_op("ex100::kv_write", mutates_args=("k_cache", "v_cache"))
+def kv_write(k_cache: Tensor, v_cache: Tensor, slots: Tensor, k: Tensor, v: Tensor) -> None:
+    k_cache.index_copy_(0, slots, k)
+    v_cache.index_copy_(0, slots, v)
+
+
+@kv_write.register_fake
+def _(k_cache, v_cache, slots, k, v):
+    return None
+
+
+@torch.library.custom_op("ex100::rms_norm", mutates_args=())
+def rms_norm(x: Tensor, weight: Tensor, eps: float = 1e-6) -> Tensor:
+    return x * weight  # wrong: never normalises (and no backward is registered)
+
+
+@rms_norm.register_fake
+def _(x, weight, eps=1e-6):
+    return torch.empty_like(x)

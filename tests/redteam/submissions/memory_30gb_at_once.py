@@ -1,0 +1,30 @@
+# expect: memory_limit_exceeded
+# safety: memory
+"""Attack: allocate and touch 30 GiB at import (the worker's limit is 2 GiB)."""
+
+import torch
+from torch import Tensor
+
+_hog = torch.ones(30 << 30, dtype=torch.uint8)
+
+# ---------------------------------------------------------------- wrong ops (the honest part of this file)
+
+@torch.library.custom_op("ex100::kv_write", mutates_args=("k_cache", "v_cache"))
+def kv_write(k_cache: Tensor, v_cache: Tensor, slots: Tensor, k: Tensor, v: Tensor) -> None:
+    k_cache.index_copy_(0, slots, k)
+    v_cache.index_copy_(0, slots, v)
+
+
+@kv_write.register_fake
+def _(k_cache, v_cache, slots, k, v):
+    return None
+
+
+@torch.library.custom_op("ex100::rms_norm", mutates_args=())
+def rms_norm(x: Tensor, weight: Tensor, eps: float = 1e-6) -> Tensor:
+    return x * weight  # wrong: never normalises (and no backward is registered)
+
+
+@rms_norm.register_fake
+def _(x, weight, eps=1e-6):
+    return torch.empty_like(x)
