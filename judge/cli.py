@@ -58,6 +58,10 @@ def run_problem(problem_id: str, path: str | None, as_json: bool, public: bool, 
         print(json.dumps(public_report.model_dump(mode="json"), ensure_ascii=False))
     else:
         print_report(out, public_report, str(target))
+    missing = sorted(name for name, state in report.run.layers.items() if state != "active")
+    if missing and not as_json:
+        err.print(f"注意：本机没有这些隔离层：{', '.join(missing)}（运行 judge doctor 查看原因）。判题结果不受影响，"
+                  "但你的代码受到的限制更少。")
     if report.verdict == Verdict.internal_error:
         err.print(f"internal error: {report.detail.strip().splitlines()[0] if report.detail.strip() else '?'}",
                   highlight=False)

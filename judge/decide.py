@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from judge.models import CaseResult, Outcome, Report, RunInfo, Verdict
-from sandbox.base import JobFacts
+from sandbox.base import EXIT_LAYER, JobFacts
 
 
 @dataclass
@@ -53,9 +53,11 @@ def _how(facts: JobFacts | None) -> str:
     return f"退出码 {facts.exit_code}"
 
 
-def _internal_fault(log: CheckerLog, cases: list[CaseResult], lost: bool) -> str:
+def _internal_fault(log: CheckerLog, worker: JobFacts | None) -> str:
     if log.fault:
         return log.fault
+    if worker is not None and (worker.sandbox_error or worker.exit_code == EXIT_LAYER):
+        return f"the sandbox could not isolate the worker: {worker.sandbox_error or 'exit 87'}"
     if log.collect_errors:
         return "the problem's tests failed to collect: " + log.collect_errors[0][:500]
     if not log.collected:
@@ -72,7 +74,7 @@ def decide(problem_id: str, mode: str, log: CheckerLog, worker: JobFacts | None,
                                                         message="这个测试没有报告结果")
              for c in log.collected]
     lost = any(c.outcome == Outcome.error for c in cases) and log.import_error is None
-    fault = _internal_fault(log, cases, lost)
+    fault = _internal_fault(log, worker)
     passed = sum(c.outcome == Outcome.passed for c in cases)
     verdicts = _worker_verdicts(worker, lost)
     if fault:
@@ -84,9 +86,10 @@ def decide(problem_id: str, mode: str, log: CheckerLog, worker: JobFacts | None,
     verdict = Verdict.worst(verdicts) if verdicts else Verdict.accepted
     if verdict == Verdict.accepted and (not cases or passed != len(cases)):
         verdict = Verdict.internal_error  # accepting needs positive evidence
+    detail = f"{fault}\n{log.checker_output[-3000:]}" if fault else ""
     return Report(problem=problem_id, verdict=verdict, mode=mode, cases=cases, passed=passed, total=len(cases),
                   score=round(passed / len(cases), 4) if cases else 0.0,
-                  message=_summary(verdict, log, worker, limits, fault), detail=f"{fault}\n{log.checker_output[-3000:]}" if fault else "", run=_run_info(worker))
+                  message=_summary(verdict, log, worker, limits, fault), detail=detail, run=worker or RunInfo())
 
 
 def _summary(verdict: Verdict, log: CheckerLog, worker: JobFacts | None, limits: dict, fault: str) -> str:
@@ -100,12 +103,3 @@ def _summary(verdict: Verdict, log: CheckerLog, worker: JobFacts | None, limits:
     if verdict == Verdict.wrong_answer:
         return "有测试没有通过"
     return "全部测试通过"
-
-
-def _run_info(worker: JobFacts | None) -> RunInfo:
-    if worker is None:
-        return RunInfo()
-    return RunInfo(exit_code=worker.exit_code, signal=worker.signal, timed_out=worker.timed_out,
-                   memory_exceeded=worker.memory_exceeded, output_exceeded=worker.output_exceeded,
-                   wall_s=worker.wall_s, peak_memory_mib=worker.peak_memory_mib,
-                   stdout_tail=worker.output_tail, layers=worker.layers)

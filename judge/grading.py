@@ -13,13 +13,15 @@ from judge.checker.events import read_events
 from judge.decide import CheckerLog, decide
 from judge.models import CaseResult, Report
 from judge.problems import Problem
+from judge.settings import Settings
 from sandbox import JobSpec, Zygote
+from sandbox.host import LAYERS
 
 CHECKER_GRACE_S = 30  # the checker outlives the worker's limit by this much to report every case
 
 
 def grade_once(problem: Problem, source: str, mode: str, worker_zygote: Zygote, checker_zygote: Zygote,
-               display_name: str, threads: int, on_event: Callable[[dict], None] | None) -> Report:
+               display_name: str, settings: Settings, on_event: Callable[[dict], None] | None) -> Report:
     emit = on_event or (lambda event: None)
     limits = problem.meta.limits
     scratch = Path(tempfile.mkdtemp(prefix="pj-"))
@@ -31,13 +33,14 @@ def grade_once(problem: Problem, source: str, mode: str, worker_zygote: Zygote, 
         events_in, events_out = socket.socketpair()
         worker = worker_zygote.run(JobSpec(
             target="judge.worker.main:serve", wall_s=limits.wall_s, memory_bytes=limits.memory_mib << 20,
-            output_bytes=limits.output_kib << 10, workdir=str(scratch), isolate=True, threads=threads,
+            output_bytes=limits.output_kib << 10, workdir=str(scratch), isolate=True, threads=settings.worker_threads,
+            hide=[str(problem.root.parent)], skip=skipped_layers(settings),
             payload={"solution_path": str(scratch / "solution.py"), "probes_path": str(scratch / "probes.py"),
                      "display_name": display_name}), [worker_end.fileno()])
         worker_end.close()
         checker = checker_zygote.run(JobSpec(
             target="judge.checker.run:main", wall_s=limits.wall_s + CHECKER_GRACE_S, output_bytes=4 << 20,
-            threads=threads,
+            threads=settings.worker_threads,
             payload={"deadline": deadline, "meta": problem.meta.model_dump(mode="json"),
                      "display_name": display_name, "root": str(problem.root),
                      "test_files": [str(p) for p in problem.test_files(mode)]}),
@@ -57,6 +60,13 @@ def grade_once(problem: Problem, source: str, mode: str, worker_zygote: Zygote, 
                     {"memory": limits.memory_mib, "wall": limits.wall_s, "output": limits.output_kib})
     emit({"type": "done", "verdict": report.verdict.value})
     return report
+
+
+def skipped_layers(settings: Settings) -> list[str]:
+    """isolation="none" keeps only what protects the host's own resources (limits), for debugging."""
+    if settings.isolation == "none":
+        return [name for name in LAYERS if name not in ("memory", "pids", "cpu", "rlimits")]
+    return []
 
 
 def _kill_and_wait(job):

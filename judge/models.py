@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from sandbox.base import JobFacts
+
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -82,18 +84,10 @@ class CaseResult(BaseModel):
     duration_s: float = 0.0
 
 
-class RunInfo(BaseModel):
-    """Facts the sandbox observed about the learner's worker; nothing here comes from the learner."""
-
-    exit_code: int | None = None
-    signal: int | None = None
-    timed_out: bool = False
-    memory_exceeded: bool = False
-    output_exceeded: bool = False
-    wall_s: float = 0.0
-    peak_memory_mib: float | None = None
-    stdout_tail: str = ""
-    layers: dict[str, str] = Field(default_factory=dict, description="Isolation layer -> 'active' or why it is not.")
+# Facts the sandbox observed about the learner's worker (exit, signal, limits hit, wall time, peak
+# memory, output tail, isolation layers); nothing in it comes from the learner. One type for both
+# packages: the report carries exactly what the sandbox measured.
+RunInfo = JobFacts
 
 
 class Report(BaseModel):
@@ -125,7 +119,7 @@ class Report(BaseModel):
         return PublicReport(problem=self.problem, verdict=self.verdict, score=self.score, passed=self.passed,
                             total=self.total, mode=self.mode, message=self.message, cases=cases,
                             # Output printed during hidden tests could reveal their inputs: show it for "run" only.
-                            output=self.run.stdout_tail if self.mode == "run" else "", duration_s=round(self.duration_s, 3),
+                            output=self.run.output_tail if self.mode == "run" else "", duration_s=round(self.duration_s, 3),
                             versions=self.versions, judged_at=self.judged_at)
 
 

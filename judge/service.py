@@ -48,7 +48,7 @@ class Judge:
         try:
             worker_zygote, checker_zygote = self._warm()
             report = grade_once(problem, source, mode, worker_zygote, checker_zygote,
-                                display_name or problem.meta.solution_file, self.settings.worker_threads, on_event)
+                                display_name or problem.meta.solution_file, self.settings, on_event)
         except (JudgeError, BadSubmission):
             raise
         except Exception as exc:  # noqa: BLE001 - any judge fault becomes an internal_error report, never a crash

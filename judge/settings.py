@@ -1,6 +1,7 @@
 """Settings for every entry point, read from the environment (prefix PRACTICE_) when built."""
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -16,4 +17,5 @@ class Settings(BaseSettings):
     max_source_bytes: int = Field(1024 * 1024, description="Hard cap on any submitted file, before per-problem limits.")
     worker_threads: int = Field(1, ge=1, description="torch threads inside each worker.")
     zygotes: bool = Field(True, description="Fork checkers and workers from warm parents (False: spawn fresh).")
-    isolation: str = Field("auto", description="'auto' uses every layer the host offers; 'none' only processes and rlimits.")
+    isolation: Literal["auto", "none"] = Field(
+        "auto", description="'auto': every isolation layer the host offers; 'none': only resource limits (debugging).")

@@ -90,3 +90,10 @@ def test_verdict_precedence_order():
              Verdict.wrong_answer, Verdict.accepted]
     for worse, better in zip(order, order[1:]):
         assert Verdict.worst([better, worse]) == worse
+
+
+def test_sandbox_failure_is_internal_error_not_the_learners():
+    facts = JobFacts(exit_code=87, sandbox_error="mount layer failed to apply")
+    report = decide("1", "submit", log_with("error", "error"), facts, LIMITS)
+    assert report.verdict == Verdict.internal_error
+    assert "mount layer" in report.detail

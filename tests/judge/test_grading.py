@@ -83,7 +83,7 @@ def test_flood_of_output_is_output_limit_exceeded(fixture_judge):
     source = "import sys\ndef add(a, b):\n    while True:\n        sys.stdout.write('x' * 65536)\n"
     report = grade(fixture_judge, source)
     assert report.verdict == Verdict.output_limit_exceeded
-    assert len(report.run.stdout_tail) < 20000
+    assert len(report.run.output_tail) < 20000
 
 
 def test_patching_torch_comparisons_does_not_fool_the_checker(fixture_judge):

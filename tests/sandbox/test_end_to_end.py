@@ -81,7 +81,7 @@ def test_reference_accepted_with_every_layer(tmp_path, plan):
     folder = _tiny_problem(tmp_path)
     with Judge(Settings(problems_dir=tmp_path)) as judge:
         report = judge.grade("901", (folder / "solutions" / "reference.py").read_text())
-    assert report.verdict.value == "accepted", (report.message, report.detail, report.run.stdout_tail)
+    assert report.verdict.value == "accepted", (report.message, report.detail, report.run.output_tail)
     assert report.run.layers == plan
 
 
@@ -91,5 +91,5 @@ def test_exercise_100_reference_accepted(plan):
         pytest.skip("exercise 100 is not there yet")
     with Judge() as judge:
         report = judge.grade("100", reference.read_text())
-    assert report.verdict.value == "accepted", (report.message, report.detail, report.run.stdout_tail)
+    assert report.verdict.value == "accepted", (report.message, report.detail, report.run.output_tail)
     assert report.run.layers == plan
