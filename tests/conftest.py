@@ -8,6 +8,8 @@ from judge import Judge
 from judge.settings import Settings
 
 FIXTURE_PROBLEMS = Path(__file__).parent / "fixtures" / "problems"
+# The fixture problems' own tests run inside the judge's checker, never in this session.
+collect_ignore_glob = ["fixtures/*"]
 
 
 @pytest.fixture(scope="session")

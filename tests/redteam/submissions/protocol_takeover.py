@@ -1,5 +1,4 @@
 # expect: wrong_answer
-# known-hole: a submission that takes over its own worker's channel answers every probe itself; see docs/threat-model.md
 """Attack: take over the worker's channel and answer the checker's probe calls directly.
 
 rms_norm's registered backward is wrong (rsqrt(mean(x^2)) treated as a constant). At import this
