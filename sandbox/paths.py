@@ -78,10 +78,12 @@ def host_view(extra_hidden: list[str] = (), repo_root: str = REPO_ROOT) -> View:
             hide_dirs.append(path)
         elif os.path.isfile(path):
             hide_files.append(path)
-    hide_dirs = _outermost(hide_dirs)
-    # A python path that holds a hidden path (e.g. the repository root on sys.path) is not readable as a whole.
+    # A python path that holds a hidden path (e.g. the repository root on sys.path, which an editable
+    # install puts there) is not readable as a whole. Checked before nested hidden dirs are merged:
+    # a repository under /tmp is hidden by /tmp's cover, but must not become readable through sys.path.
     python = [p for p in python_paths()
               if not any(_under(h, p) for h in hide_dirs + hide_files) or p in SYSTEM_READ]
+    hide_dirs = _outermost(hide_dirs)
     packages = [os.path.join(repo_root, name) for name in WORKER_PACKAGES if os.path.isdir(os.path.join(repo_root, name))]
     needed = _outermost(python + packages)
     read = _outermost([p for p in SYSTEM_READ if os.path.exists(p)] + needed)
