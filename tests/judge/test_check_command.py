@@ -1,0 +1,46 @@
+"""`judge check` and `judge new`, as authors run them."""
+
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import FIXTURE_PROBLEMS
+
+pytestmark = pytest.mark.slow
+
+
+def judge_cmd(*args, problems_dir=None):
+    env = dict(os.environ)
+    if problems_dir is not None:
+        env["PRACTICE_PROBLEMS_DIR"] = str(problems_dir)
+    return subprocess.run([sys.executable, "-m", "judge.cli", *args], capture_output=True, text=True, env=env,
+                          timeout=1500)
+
+
+def test_new_scaffolds_a_folder_that_passes_check(tmp_path):
+    created = judge_cmd("new", "950", "demo-thing", problems_dir=tmp_path)
+    assert created.returncode == 0, created.stderr
+    assert (tmp_path / "950-demo-thing" / "problem.toml").is_file()
+    checked = judge_cmd("check", "950", problems_dir=tmp_path)
+    assert checked.returncode == 0, checked.stdout
+    assert "starter is rejected" in checked.stdout and "all checks passed" in checked.stdout
+    again = judge_cmd("new", "950", "other", problems_dir=tmp_path)
+    assert again.returncode == 2 and "already exists" in again.stderr
+
+
+def test_check_fails_when_a_wrong_solution_is_accepted(tmp_path):
+    shutil.copytree(FIXTURE_PROBLEMS / "900-echo", tmp_path / "900-echo")
+    (tmp_path / "900-echo" / "solutions" / "wrong" / "actually_right.py").write_text(
+        "# expect: wrong_answer\ndef add(a, b):\n    return a + b\n")
+    result = judge_cmd("check", "900", problems_dir=tmp_path)
+    assert result.returncode == 1
+    assert "FAIL" in result.stdout and "got accepted, want wrong_answer" in result.stdout
+
+
+def test_check_all_passes_on_the_shipped_problems():
+    result = judge_cmd("check", "--all")
+    assert result.returncode == 0, result.stdout[-3000:]
+    assert result.stdout.count("reference is accepted") >= 6
