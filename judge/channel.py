@@ -6,6 +6,7 @@ import io
 import socket
 import struct
 import time
+import zipfile
 
 import torch
 
@@ -15,6 +16,26 @@ MAX_FRAME = 8 << 20  # a few MiB: enough for exercise-sized tensors, too small t
 
 class ChannelClosed(EOFError):
     """The peer closed the channel, sent a frame over the cap, or sent bytes that are not a frame."""
+
+
+def check_archive(data: bytes) -> None:
+    """Refuse a frame that would expand when loaded: torch.save writes stored (uncompressed), disjoint
+    records, so a compressed, repeated or overlapping record can only be a decompression bomb."""
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+        records = archive.infolist()
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        raise ChannelClosed(f"peer sent a frame that is not a torch.save archive: {exc}") from exc
+    spans = []
+    for record in records:
+        if record.compress_type != zipfile.ZIP_STORED or record.file_size != record.compress_size:
+            raise ChannelClosed("peer sent a compressed record")
+        spans.append((record.header_offset, record.header_offset + record.compress_size))
+    spans.sort()
+    if any(end > start for (_s, end), (start, _e) in zip(spans, spans[1:])):
+        raise ChannelClosed("peer sent overlapping records")
+    if sum(record.file_size for record in records) > len(data):
+        raise ChannelClosed("peer sent records larger than the frame")
 
 
 class Channel:
@@ -36,6 +57,7 @@ class Channel:
         if size > self.max_frame:
             raise ChannelClosed(f"peer sent a {size}-byte frame (cap {self.max_frame})")
         data = self._read(size, deadline)
+        check_archive(data)
         try:
             return torch.load(io.BytesIO(data), weights_only=True)
         except Exception as exc:  # noqa: BLE001 - any undecodable frame means the peer broke the protocol

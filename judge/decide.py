@@ -89,17 +89,19 @@ def decide(problem_id: str, mode: str, log: CheckerLog, worker: JobFacts | None,
     detail = f"{fault}\n{log.checker_output[-3000:]}" if fault else ""
     return Report(problem=problem_id, verdict=verdict, mode=mode, cases=cases, passed=passed, total=len(cases),
                   score=round(passed / len(cases), 4) if cases else 0.0,
-                  message=_summary(verdict, log, worker, limits, fault), detail=detail, run=worker or RunInfo())
+                  message=_summary(verdict, mode, log, worker, limits), detail=detail, run=worker or RunInfo())
 
 
-def _summary(verdict: Verdict, log: CheckerLog, worker: JobFacts | None, limits: dict, fault: str) -> str:
+def _summary(verdict: Verdict, mode: str, log: CheckerLog, worker: JobFacts | None, limits: dict) -> str:
     if verdict == Verdict.internal_error:
         return "判题系统内部错误（不是你的代码的问题），请重试或报告给我们"
     if verdict == Verdict.compile_error:
         return log.import_message
     template = LIMIT_MESSAGES.get(verdict)
     if template:
-        return template.format(how=_how(worker), **limits)
+        # The exit status is the submission's to choose: in a hidden run it could carry hidden data out.
+        how = _how(worker) if mode == "run" else "退出码和信号只在只跑公开测试时显示"
+        return template.format(how=how, **limits)
     if verdict == Verdict.wrong_answer:
         return "有测试没有通过"
     return "全部测试通过"

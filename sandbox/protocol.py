@@ -10,7 +10,7 @@ MAX_FDS = 4
 
 
 def send(sock: socket.socket, message: dict, fds: list[int] = ()) -> None:
-    data = json.dumps(message).encode()
+    data = json.dumps(message, ensure_ascii=False).encode("utf-8", "replace")
     if len(data) > MAX_CONTROL:
         raise ValueError(f"control message too large ({len(data)} bytes)")
     socket.send_fds(sock, [data], list(fds))

@@ -11,7 +11,8 @@ class EventWriter:
         self.sock = sock
 
     def send(self, event: dict) -> None:
-        self.sock.sendall(json.dumps(event, ensure_ascii=False).encode() + b"\n")
+        # errors="replace": a lone surrogate that slipped through must not break the checker's report
+        self.sock.sendall(json.dumps(event, ensure_ascii=False).encode("utf-8", "replace") + b"\n")
 
 
 def read_events(sock: socket.socket, max_line: int = 1 << 20):

@@ -13,12 +13,14 @@ def where(display_name: str, line: int | None) -> str:
 
 
 def import_failure(error: dict, display_name: str) -> str:
-    return f"你的文件没能导入：{error.get('type')}: {error.get('message')}{where(display_name, error.get('learner_line'))}"
+    kind, message = first_line(str(error.get("type")), 100), first_line(str(error.get("message")))
+    return f"你的文件没能导入：{kind}: {message}{where(display_name, error.get('learner_line'))}"
 
 
 def case_message(exc: BaseException, display_name: str) -> str:
     if isinstance(exc, LearnerError):
-        return f"你的代码抛出了 {exc.type_name}: {first_line(exc.message)}{where(display_name, exc.learner_line)}"
+        kind = first_line(exc.type_name, 100)
+        return f"你的代码抛出了 {kind}: {first_line(exc.message)}{where(display_name, exc.learner_line)}"
     if isinstance(exc, WorkerLost):
         return "你的程序在这个测试进行中结束或失去响应（见判题结果的说明）"
     if isinstance(exc, ImportFailed):

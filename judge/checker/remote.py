@@ -5,6 +5,7 @@ from __future__ import annotations
 from judge.channel import Channel, ChannelClosed
 from judge.checker.errors import LearnerError, WorkerLost
 from judge.checker.replies import ReplyRejected, check_reply
+from judge.textsafe import valid
 
 
 class ImportFailed(Exception):
@@ -29,6 +30,10 @@ class Remote:
             self.lost = "worker sent a malformed import report"
             return {"import": "lost", "message": self.lost}
         if hello["import"] == "error":
+            line = hello.get("learner_line")
+            hello = {"import": "error", "type": valid(str(hello.get("type", "Exception")))[:100],
+                     "message": valid(str(hello.get("message", "")))[:2000],
+                     "learner_line": line if type(line) is int else None}
             self.import_error = hello
         return hello
 
@@ -56,8 +61,8 @@ class Remote:
             raised = reply.get("raised")
             if type(raised) is dict:
                 line = raised.get("learner_line")
-                raise LearnerError(str(raised.get("type", "Exception"))[:100], str(raised.get("message", ""))[:2000],
-                                   line if type(line) is int else None)
+                raise LearnerError(valid(str(raised.get("type", "Exception")))[:100],
+                                   valid(str(raised.get("message", "")))[:2000], line if type(line) is int else None)
             if "internal" in reply:
                 raise RuntimeError(f"probe problem: {reply['internal']}")
         self.lost = "worker sent a reply that is not {'ok': ...} or {'raised': ...}"

@@ -61,9 +61,15 @@ def test_memory_outranks_time_and_output():
 
 
 def test_worker_lost_without_a_limit_is_runtime_error():
-    report = decide("1", "submit", log_with("passed", "error"), JobFacts(exit_code=0), LIMITS)
+    report = decide("1", "run", log_with("passed", "error"), JobFacts(exit_code=0), LIMITS)
     assert report.verdict == Verdict.runtime_error
     assert "退出码 0" in report.message
+
+
+def test_exit_status_is_not_shown_when_hidden_tests_ran():
+    """The submission chooses its exit status; with hidden tests it could carry hidden inputs out."""
+    report = decide("1", "submit", log_with("passed", "error", hidden=(1,)), JobFacts(exit_code=57), LIMITS)
+    assert report.verdict == Verdict.runtime_error and "57" not in report.message
 
 
 def test_missing_case_report_is_internal_error_not_accepted():

@@ -17,6 +17,7 @@ def test_hidden_case_keeps_outcome_but_not_name_or_message():
     public = report().public()
     hidden = public.cases[1]
     assert (hidden.name, hidden.outcome, hidden.hidden, hidden.message) == ("hidden 1", Outcome.failed, True, "")
+    assert hidden.duration_s == 0.0  # the submission controls timing: no covert channel out of hidden cases
     text = json.dumps(public.model_dump(mode="json"))
     assert "secret_edge_case" not in text and "expected 3.0" not in text and "allclose" not in text
 

@@ -47,13 +47,29 @@ def _pair():
 
 
 def test_channel_refuses_a_pickle_that_would_run_code():
+    """An archive whose data.pkl would call print() when unpickled: weights_only refuses it."""
     import pickle
-    import struct
+    import zipfile
+
+    buf = io.BytesIO()
+    torch.save({"ok": 1}, buf)
+    evil = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as src, zipfile.ZipFile(evil, "w") as dst:
+        for info in src.infolist():
+            data = pickle.dumps(Evil(), protocol=2) if info.filename.endswith("data.pkl") else src.read(info)
+            dst.writestr(info.filename, data, compress_type=zipfile.ZIP_STORED)
+    sender, receiver = _pair()
+    sender.sock.sendall(_frame(evil.getvalue()))
+    with pytest.raises(ChannelClosed, match="unreadable"):
+        receiver.recv()
+
+
+def test_channel_refuses_a_bare_pickle():
+    import pickle
 
     sender, receiver = _pair()
-    data = pickle.dumps(Evil())
-    sender.sock.sendall(struct.pack("!Q", len(data)) + data)
-    with pytest.raises(ChannelClosed, match="unreadable"):
+    sender.sock.sendall(_frame(pickle.dumps(Evil())))
+    with pytest.raises(ChannelClosed, match="not a torch.save archive"):
         receiver.recv()
 
 
@@ -76,4 +92,32 @@ def test_channel_reports_a_closed_peer():
     sender, receiver = _pair()
     sender.close()
     with pytest.raises(ChannelClosed):
+        receiver.recv()
+
+
+def _frame(data: bytes) -> bytes:
+    import struct
+
+    return struct.pack("!Q", len(data)) + data
+
+
+def test_channel_refuses_a_compressed_record_before_loading_it():
+    import zipfile
+
+    buf = io.BytesIO()
+    torch.save({"ok": torch.zeros(1000)}, buf)
+    bomb = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(buf.getvalue())) as src, zipfile.ZipFile(bomb, "w") as dst:
+        for info in src.infolist():
+            dst.writestr(info.filename, src.read(info), compress_type=zipfile.ZIP_DEFLATED)
+    sender, receiver = _pair()
+    sender.sock.sendall(_frame(bomb.getvalue()))
+    with pytest.raises(ChannelClosed, match="compressed"):
+        receiver.recv()
+
+
+def test_channel_refuses_a_frame_that_is_not_an_archive():
+    sender, receiver = _pair()
+    sender.sock.sendall(_frame(b"not a zip at all"))
+    with pytest.raises(ChannelClosed, match="not a torch.save archive"):
         receiver.recv()
