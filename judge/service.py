@@ -17,6 +17,7 @@ from judge.problems import Problem, ProblemSet
 from judge.settings import Settings
 from judge.source import check_source
 from sandbox import Zygote
+from sandbox.client import fork_unsafe
 
 WORKER_PRELOAD = ["torch", "torch._dynamo", "judge.channel", "judge.worker.main"]
 CHECKER_PRELOAD = ["torch", "torch._dynamo", "pytest", "judge.checker.run"]
@@ -67,8 +68,9 @@ class Judge:
         with self._lock:
             if self._zygotes is None or not all(z.alive for z in self._zygotes):
                 self._discard_zygotes()
-                zygotes = (Zygote(WORKER_PRELOAD, "worker-zygote").start(),
-                           Zygote(CHECKER_PRELOAD, "checker-zygote").start())
+                spawn = not self.settings.zygotes or fork_unsafe()  # spawn: no warm parent, a fresh process per job
+                zygotes = (Zygote(WORKER_PRELOAD, "worker-zygote", spawn).start(),
+                           Zygote(CHECKER_PRELOAD, "checker-zygote", spawn).start())
                 for zygote in zygotes:  # both import torch at once, on separate cores
                     zygote.wait_ready()
                 self._zygotes = zygotes

@@ -15,7 +15,13 @@ from sandbox.base import JobFacts, JobSpec
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 # Variables a zygote keeps from the caller's environment; everything else (tokens, keys) is dropped.
-KEPT_ENV = ("PATH", "LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "VIRTUAL_ENV", "SYSTEMROOT")
+KEPT_ENV = ("PATH", "LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "VIRTUAL_ENV", "SYSTEMROOT",
+            "PRACTICE_SANDBOX_NO_PIDFD")
+
+
+def fork_unsafe() -> bool:
+    """Where forking a warm parent is unsafe (macOS after `import torch`) or impossible (no os.fork)."""
+    return sys.platform == "darwin" or not hasattr(os, "fork")
 
 
 class ZygoteDied(RuntimeError):
@@ -23,7 +29,7 @@ class ZygoteDied(RuntimeError):
 
 
 class Job:
-    """One forked child: its pid once started, its facts once it has ended."""
+    """One job's process (forked or spawned): its pid once started, its facts once it has ended."""
 
     def __init__(self, zygote: "Zygote", job_id: int):
         self._zygote = zygote
@@ -50,11 +56,16 @@ class Job:
 
 
 class Zygote:
-    """A warm parent process with the given modules imported, shared by many concurrent jobs."""
+    """A warm parent process with the given modules imported, shared by many concurrent jobs.
 
-    def __init__(self, preload: list[str], name: str = "zygote"):
+    spawn=True (forced where fork_unsafe()): the parent imports nothing heavy and starts a fresh
+    interpreter per job that imports `preload` itself: instant start, each job pays the cold imports.
+    """
+
+    def __init__(self, preload: list[str], name: str = "zygote", spawn: bool = False):
         self.preload = preload
         self.name = name
+        self.spawn = spawn or fork_unsafe()
         self._ids = itertools.count(1)
         self._jobs: dict[int, Job] = {}
         self._lock = threading.Lock()
@@ -69,7 +80,7 @@ class Zygote:
         env.update(PYTHONPATH=str(PACKAGE_ROOT), PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1",
                    HOME=os.environ.get("HOME", "/tmp"), LANG=env.get("LANG", "C.UTF-8"))
         argv = [sys.executable, "-m", "sandbox.zygote", "--control-fd", str(theirs.fileno()),
-                "--preload", ",".join(self.preload)]
+                "--preload", ",".join(self.preload)] + (["--spawn"] if self.spawn else [])
         self._proc = subprocess.Popen(argv, pass_fds=[theirs.fileno()], env=env, stdin=subprocess.DEVNULL,
                                       stdout=subprocess.DEVNULL, cwd=str(PACKAGE_ROOT))
         theirs.close()

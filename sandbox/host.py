@@ -7,6 +7,7 @@ container (no CAP_SYS_ADMIN, or a seccomp profile) refuses them even to root.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -133,4 +134,18 @@ def current() -> Host:
     global _HOST
     if _HOST is None:
         _HOST = probe()
+    return _HOST
+
+
+def to_wire(probed: Host) -> dict:
+    """What a spawned job needs of the zygote's probe (cgroups stay with the zygote)."""
+    return {"status": probed.status, "landlock_abi": probed.landlock_abi, "seccomp": probed.seccomp is not None,
+            "view": dataclasses.asdict(probed.view)}
+
+
+def adopt(data: dict, seccomp: bool) -> Host:
+    """In a spawned job: take the zygote's probe instead of probing again; build the filter only if loaded."""
+    global _HOST
+    flt = seccomp_filter.build() if seccomp and data["seccomp"] else None
+    _HOST = Host(data["status"], None, data["landlock_abi"], flt, paths.View(**data["view"]))
     return _HOST

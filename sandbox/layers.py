@@ -98,7 +98,8 @@ class Report:
 
 def enter(spec: JobSpec, planned: dict[str, str], group: JobGroup | None, fds: list[int], report: Report) -> str | None:
     """Apply the planned layers in the current (child) process; returns the job's scratch folder."""
-    os.setsid()  # own process group: the zygote kills the whole group at the end
+    if os.getsid(0) != os.getpid():  # a spawned job was started in its own session already
+        os.setsid()  # own process group: the zygote kills the whole group at the end
     if not spec.isolate:
         return spec.workdir
     on = [name for name, state in planned.items() if state == "active"]

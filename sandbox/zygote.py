@@ -2,6 +2,8 @@
 
 Run as `python -m sandbox.zygote --control-fd N --preload torch,pytest`. Single-threaded on
 purpose: forking from a process with other threads can leave locks held in the child.
+With --spawn (macOS, or zygotes off) it imports nothing heavy and starts a fresh interpreter per job
+(sandbox.spawned) instead of forking; it supervises those jobs exactly as it does forks.
 """
 
 from __future__ import annotations
@@ -16,94 +18,56 @@ import selectors
 import signal
 import socket
 import sys
-import tempfile
 import time
-import traceback
 
-from sandbox import host, layers, protocol, syscalls
+from sandbox import child as child_body
+from sandbox import host, layers, protocol, spawned
 from sandbox.base import EXIT_MEMORY, JobFacts, JobSpec
 from sandbox.cgroups import JobGroup
 from sandbox.output import OutputRecord
+from sandbox.reaper import Reaper, peak_mib
 
 
 class Child:
     """The zygote's book-keeping for one running job."""
 
     def __init__(self, job_id: int, spec: JobSpec, pid: int, out_fd: int, report_fd: int, plan: dict[str, str],
-                 group: JobGroup | None, started: float):
+                 group: JobGroup | None, started: float, proc=None):
         self.job_id, self.spec, self.pid, self.out_fd, self.report_fd = job_id, spec, pid, out_fd, report_fd
         self.group = group
         self.started = started
         self.deadline = self.started + spec.wall_s
-        self.pidfd = os.pidfd_open(pid)
+        self.reaped = False
+        self.proc = proc  # spawn mode: the Popen, kept so that it never reaps (or warns about) our child
         self.output = OutputRecord(spec.output_bytes)
         self.facts = JobFacts(layers=plan)
 
     def kill(self) -> None:
         try:
             os.killpg(self.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
+        except ProcessLookupError:
+            if not self.reaped:  # a fork that has not reached setsid yet: no group of its own so far
+                _kill_quietly(self.pid)
+        except PermissionError:
             pass
         if self.group is not None:
             self.group.kill()
 
 
-def _job_env(spec: JobSpec, scratch: str | None, planned: dict[str, str]) -> None:
-    """cwd, home, temporary files and every cache torch.compile writes, inside the job's scratch folder."""
-    if scratch:
-        os.chdir(scratch)
-        cache = os.path.join(scratch, ".cache")
-        os.environ.update(HOME=scratch, TMPDIR=scratch, XDG_CACHE_HOME=cache, TORCH_HOME=os.path.join(cache, "torch"),
-                          TORCHINDUCTOR_CACHE_DIR=os.path.join(cache, "torchinductor"),
-                          TRITON_CACHE_DIR=os.path.join(cache, "triton"))
-        tempfile.tempdir = None  # the zygote may have cached its own temporary folder
-    if planned.get("uid") == "active":
-        os.environ.update(USER="sandbox", LOGNAME="sandbox")  # getpass.getuser() needs no passwd entry
-    os.environ.update(spec.env)
-
-
-def _run_child(spec: JobSpec, fds: list[int], out_fd: int, plan: dict[str, str], group: JobGroup | None,
-               report_fd: int, started: float, zygote_pid: int) -> None:
-    """Body of the forked child; never returns."""
-    code = 1
+def _kill_quietly(pid: int) -> None:
     try:
-        syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)  # a job never outlives its zygote
-        if os.getppid() != zygote_pid:
-            os._exit(code)
-        devnull = os.open(os.devnull, os.O_RDONLY)
-        os.dup2(devnull, 0)
-        os.close(devnull)
-        os.dup2(out_fd, 1)
-        os.dup2(out_fd, 2)
-        os.close(out_fd)
-        module, func = spec.target.split(":")
-        target = getattr(importlib.import_module(module), func)  # trusted code: imported before isolation
-        report = layers.Report(report_fd, spec, plan)
-        scratch = layers.enter(spec, plan, group, fds, report)
-        report.send(setup_s=round(time.monotonic() - started, 4))
-        _job_env(spec, scratch, plan)
-        if "torch" in sys.modules:
-            sys.modules["torch"].set_num_threads(spec.threads)
-        target(fds, spec.payload)
-        code = 0
-    except MemoryError:
-        code = EXIT_MEMORY
-    except BaseException:  # noqa: BLE001 - the child reports whatever stopped it, then exits
-        traceback.print_exc()
-    finally:
-        for stream in (sys.stdout, sys.stderr):
-            try:
-                stream.flush()
-            except Exception:  # noqa: BLE001
-                pass
-        os._exit(code)
+        os.kill(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 class Zygote:
-    def __init__(self, control: socket.socket):
+    def __init__(self, control: socket.socket, spawn: bool = False, preload: list[str] = ()):
         self.control = control
+        self.spawn, self.preload = spawn, list(preload)  # preload: imported by each spawned job, cold
         self.selector = selectors.DefaultSelector()
         self.selector.register(control, selectors.EVENT_READ, ("control", None))
+        self.reaper = Reaper(self.selector)
         self.children: dict[int, Child] = {}
 
     def serve(self) -> None:
@@ -117,8 +81,9 @@ class Zygote:
                     return self._shutdown()
                 if kind == "out":
                     self._on_output(child)
-                elif kind == "exit":
-                    self._on_exit(child)
+                elif kind in ("exit", "sigchld"):
+                    for ended, status, usage in self.reaper.ended(child, self.children.values()):
+                        self._on_exit(ended, status, usage)
             self._enforce_deadlines()
 
     def _timeout(self) -> float | None:
@@ -144,33 +109,44 @@ class Zygote:
         group = layers.make_group(spec, plan, str(job_id))
         read_fd, write_fd = os.pipe()
         report_r, report_w = os.pipe()
-        sys.stdout.flush()
-        sys.stderr.flush()
-        zygote_pid = os.getpid()
-        pid = os.fork()
-        if pid == 0:
-            os.close(read_fd)
-            os.close(report_r)
-            self._close_inherited()
-            _run_child(spec, fds, write_fd, plan, group, report_w, started, zygote_pid)
+        proc = None
+        if self.spawn:
+            proc = spawned.launch(spec, fds, write_fd, plan, group, report_w, started, self.preload)
+            pid = proc.pid
+        else:
+            pid = self._fork(spec, fds, write_fd, plan, group, report_w, started, (read_fd, report_r))
         os.close(write_fd)
         os.close(report_w)
         for fd in fds:
             os.close(fd)
         os.set_blocking(read_fd, False)
         os.set_blocking(report_r, False)
-        child = Child(job_id, spec, pid, read_fd, report_r, plan, group, started)
+        child = Child(job_id, spec, pid, read_fd, report_r, plan, group, started, proc)
         self.children[job_id] = child
         self.selector.register(read_fd, selectors.EVENT_READ, ("out", child))
-        self.selector.register(child.pidfd, selectors.EVENT_READ, ("exit", child))
+        self.reaper.watch(child)
         protocol.send(self.control, {"job": job_id, "event": "started", "pid": pid})
 
+    def _fork(self, spec: JobSpec, fds: list[int], write_fd: int, plan: dict[str, str], group: JobGroup | None,
+              report_w: int, started: float, parent_fds: tuple[int, int]) -> int:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        zygote_pid = os.getpid()
+        pid = os.fork()
+        if pid == 0:
+            for fd in parent_fds:
+                os.close(fd)
+            self._close_inherited()
+            child_body.run(spec, fds, write_fd, plan, group, report_w, started, zygote_pid)
+        return pid
+
     def _close_inherited(self) -> None:
-        """In a new child: drop the zygote's own fds (control socket, other jobs' pipes and pidfds)."""
+        """In a new child: drop the zygote's own fds (control socket, other jobs' pipes, pidfds, self-pipe)."""
         self.control.close()
         self.selector.close()
+        self.reaper.close_in_child()
         for other in self.children.values():
-            for fd in (other.out_fd, other.report_fd, other.pidfd):
+            for fd in (other.out_fd, other.report_fd):
                 os.close(fd)
 
     def _on_output(self, child: Child) -> None:
@@ -186,13 +162,15 @@ class Zygote:
             child.facts.output_exceeded = True
             child.kill()
 
-    def _on_exit(self, child: Child) -> None:
-        _pid, status, usage = os.wait4(child.pid, 0)
+    def _on_exit(self, child: Child, status: int, usage) -> None:
+        child.reaped = True
+        if child.proc is not None:
+            child.proc.returncode = status  # reaped by us; the Popen must not wait for it again
         child.kill()  # descendants left in the group die with the job
         self._drain(child)
         facts = child.facts
         facts.wall_s = round(time.monotonic() - child.started, 4)
-        facts.peak_memory_mib = round(usage.ru_maxrss / 1024, 1)
+        facts.peak_memory_mib = peak_mib(usage)
         if os.WIFSIGNALED(status):
             facts.signal = os.WTERMSIG(status)
         else:
@@ -231,12 +209,12 @@ class Zygote:
 
     def _forget(self, child: Child) -> None:
         os.close(child.report_fd)
-        for fd in (child.out_fd, child.pidfd):
-            try:
-                self.selector.unregister(fd)
-            except (KeyError, ValueError):
-                pass
-            os.close(fd)
+        self.reaper.forget(child)
+        try:
+            self.selector.unregister(child.out_fd)
+        except (KeyError, ValueError):
+            pass
+        os.close(child.out_fd)
         del self.children[child.job_id]
 
     def _enforce_deadlines(self) -> None:
@@ -250,7 +228,10 @@ class Zygote:
         for child in list(self.children.values()):
             child.kill()
             try:
-                os.waitpid(child.pid, 0)
+                _pid, status = os.waitpid(child.pid, 0)
+                child.reaped = True
+                if child.proc is not None:
+                    child.proc.returncode = status
             except ChildProcessError:
                 pass
             layers.release(child.group)
@@ -262,14 +243,17 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--control-fd", type=int, required=True)
     parser.add_argument("--preload", default="")
+    parser.add_argument("--spawn", action="store_true", help="start a fresh interpreter per job, never fork")
     args = parser.parse_args()
     control = socket.socket(fileno=args.control_fd)
     host.current()  # probe the isolation layers once, while this process is still small and cheap to fork
-    for name in filter(None, args.preload.split(",")):
-        importlib.import_module(name)
-    gc.freeze()  # keep the warm heap shared with children: gc would otherwise touch every page
+    preload = list(filter(None, args.preload.split(",")))
+    if not args.spawn:
+        for name in preload:
+            importlib.import_module(name)
+        gc.freeze()  # keep the warm heap shared with children: gc would otherwise touch every page
     try:
-        Zygote(control).serve()
+        Zygote(control, args.spawn, preload).serve()
     except OSError as exc:
         if exc.errno not in (errno.EPIPE, errno.ECONNRESET):
             raise

@@ -194,3 +194,10 @@ def open_fds(fds, payload) -> None:
         except OSError:
             pass  # the listing's own fd, closed already
     _say(fds=found, cwd=os.getcwd())
+
+
+def flood(fds, payload) -> None:
+    """Write to stdout until the sandbox's output cap stops the job."""
+    chunk = "x" * 65536
+    while True:
+        sys.stdout.write(chunk)
