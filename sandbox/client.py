@@ -75,7 +75,7 @@ class Zygote:
         self._reader: threading.Thread | None = None
 
     def start(self) -> "Zygote":
-        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         env = {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
         env.update(PYTHONPATH=str(PACKAGE_ROOT), PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1",
                    HOME=os.environ.get("HOME", "/tmp"), LANG=env.get("LANG", "C.UTF-8"))
