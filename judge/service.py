@@ -8,7 +8,6 @@ import threading
 import time
 from typing import Callable
 
-import pydantic
 
 from judge.errors import BadSubmission, JudgeError
 from judge.grading import grade_once

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from judge.checker.errors import LearnerError, WorkerLost
@@ -30,6 +32,16 @@ def case_message(exc: BaseException, display_name: str) -> str:
     if isinstance(exc, pytest.fail.Exception):  # pytest.fail("...") in a test: its text is the message
         return first_line(exc.msg or "") or "结果与预期不符"
     return f"{type(exc).__name__}: {first_line(str(exc))}"
+
+
+def learner_failure(hint: str, exc: LearnerError, display_name: str) -> str:
+    """A test's own hint, then what the learner's code raised and where."""
+    message = _TORCH_IMPL_NOTE.sub("", exc.message)
+    return f"{hint}：{first_line(exc.type_name, 100)}: {first_line(message)}{where(display_name, exc.learner_line)}"
+
+
+# torch appends "(with implementation in <module ...>)" to custom-op errors: noise for a learner
+_TORCH_IMPL_NOTE = re.compile(r" \(with implementation in <module [^>]*>\)")
 
 
 def first_line(text: str, limit: int = 300) -> str:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from judge.checker.errors import WorkerLost
+from judge.checker.errors import LearnerError, WorkerLost
 from judge.checker.events import EventWriter
-from judge.checker.messages import case_message, import_failure
+from judge.checker.messages import case_message, import_failure, learner_failure
 from judge.checker.remote import ImportFailed, Remote
 from judge.models import ProblemMeta
 
@@ -27,6 +27,19 @@ class JudgePlugin:
     @pytest.fixture(scope="session")
     def remote(self) -> Remote:
         return self._remote
+
+    @pytest.fixture(scope="session")
+    def probe(self):
+        """probe(name, *args, hint=..., **kwargs): remote.call, except that an exception raised by the
+        learner's code fails the case with `hint` followed by the exception's first line and line number."""
+
+        def call(name, *args, hint, **kwargs):
+            try:
+                return self._remote.call(name, *args, **kwargs)
+            except LearnerError as exc:
+                raise AssertionError(learner_failure(hint, exc, self.display_name)) from None
+
+        return call
 
     @pytest.fixture(scope="session")
     def problem(self) -> ProblemMeta:

@@ -1,39 +1,13 @@
 """Fixtures for exercise 100 (checker side: never imports the learner's code).
 
-The judge's plugin provides ``remote`` (the worker) and ``problem`` (problem.toml). Here:
-seeded input builders, the expected values computed with plain torch math, tolerances, and
-``probe``: ``remote.call`` that turns an exception raised by the learner's code into a short
-failure message in the chapter's terms.
+The judge's plugin provides ``remote`` (the worker), ``probe`` (remote.call with the learner's
+exceptions turned into a short failure message) and ``problem`` (problem.toml). Here: seeded
+input builders, the expected values computed with plain torch math, and tolerances.
 """
 
-import re
 
 import pytest
 import torch
-
-from judge.checker.errors import LearnerError
-
-def _first_line(text):
-    """First line of an error message, without torch's "(with implementation in <module ...>)"."""
-    text = re.sub(r" \(with implementation in <module [^>]*>\)", "", str(text)).strip()
-    return text.splitlines()[0][:240] if text else ""
-
-
-@pytest.fixture(scope="session")
-def probe(remote):
-    """probe(name, *args, hint=..., **kwargs) -> the probe's observation.
-
-    If the learner's code raises inside the probe, the case fails with ``hint`` followed by the
-    exception type and the first line of its message (and the learner's line when known)."""
-
-    def call(name, *args, hint, **kwargs):
-        try:
-            return remote.call(name, *args, **kwargs)
-        except LearnerError as e:
-            where = f"（第 {e.learner_line} 行）" if e.learner_line else ""
-            pytest.fail(f"{hint}：{e.type_name}: {_first_line(e.message)}{where}", pytrace=False)
-
-    return call
 
 
 @pytest.fixture(scope="session")

@@ -1,7 +1,6 @@
 """Fixtures for exercise 101 (checker side: never imports the learner's code).
 
-The judge's plugin provides ``remote`` (the worker) and ``problem`` (problem.toml). Here:
-``probe`` (remote.call with learner exceptions turned into a short message), seeded inputs,
+The judge's plugin provides ``remote``, ``probe`` and ``problem`` (problem.toml). Here: seeded inputs,
 and the expected counts: the checker runs the same programs (imported from probes.py, the
 problem's own file) under its own TorchDispatchMode on the installed torch. Nothing is
 hard-coded: aten op names and the ops SDPA lowers to change between torch versions.
@@ -17,8 +16,6 @@ import torch
 import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from judge.checker.errors import LearnerError
-
 
 def _load_programs():
     spec = importlib.util.spec_from_file_location("_ex101_probes", Path(__file__).with_name("probes.py"))
@@ -28,26 +25,6 @@ def _load_programs():
 
 
 PROBES = _load_programs()
-
-
-def _first_line(text):
-    text = str(text).strip()
-    return text.splitlines()[0][:240] if text else ""
-
-
-@pytest.fixture(scope="session")
-def probe(remote):
-    """probe(name, *args, hint=..., **kwargs) -> the probe's observation; an exception raised by
-    the learner's code fails the case with ``hint`` and the exception's first line."""
-
-    def call(name, *args, hint, **kwargs):
-        try:
-            return remote.call(name, *args, **kwargs)
-        except LearnerError as e:
-            where = f"（第 {e.learner_line} 行）" if e.learner_line else ""
-            raise AssertionError(f"{hint}：{e.type_name}: {_first_line(e.message)}{where}")
-
-    return call
 
 
 # ---------------------------------------------------------------- expected counts

@@ -1,7 +1,6 @@
 """Fixtures for exercise 102 (checker side: never imports the learner's code).
 
-The judge's plugin provides ``remote`` (the worker) and ``problem`` (problem.toml). Here:
-``probe`` (remote.call with learner exceptions turned into a short message), the model specs
+The judge's plugin provides ``remote``, ``probe`` and ``problem`` (problem.toml). Here: the model specs
 the tests use, and the expected values: parameter and buffer sizes from the same specs built
 on the meta device here in the checker (``build_module`` is the problem's own code from
 probes.py), output shapes from the layer formulas.
@@ -14,8 +13,6 @@ from pathlib import Path
 import pytest
 import torch
 
-from judge.checker.errors import LearnerError
-
 
 def _load_probes():
     spec = importlib.util.spec_from_file_location("_ex102_probes", Path(__file__).with_name("probes.py"))
@@ -25,26 +22,6 @@ def _load_probes():
 
 
 PROBES = _load_probes()
-
-
-def _first_line(text):
-    text = str(text).strip()
-    return text.splitlines()[0][:240] if text else ""
-
-
-@pytest.fixture(scope="session")
-def probe(remote):
-    """probe(name, *args, hint=..., **kwargs) -> the probe's observation; an exception raised by
-    the learner's code fails the case with ``hint`` and the exception's first line."""
-
-    def call(name, *args, hint, **kwargs):
-        try:
-            return remote.call(name, *args, **kwargs)
-        except LearnerError as e:
-            where = f"（第 {e.learner_line} 行）" if e.learner_line else ""
-            raise AssertionError(f"{hint}：{e.type_name}: {_first_line(e.message)}{where}") from None
-
-    return call
 
 
 # ---------------------------------------------------------------- specs

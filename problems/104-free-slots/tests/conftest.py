@@ -1,35 +1,12 @@
 """Fixtures for exercise 104 (checker side: never imports the learner's code).
 
-The judge's plugin provides ``remote`` (the worker) and ``problem`` (problem.toml). Here:
-seeded inputs, the expected indices computed with plain torch, and ``probe``: ``remote.call``
-that turns an exception raised by the learner's code into a short failure message in the
-chapter's terms. Everything here is exact (integer indices): no tolerances.
+The judge's plugin provides ``remote``, ``probe`` and ``problem`` (problem.toml). Here: seeded
+inputs and the expected indices computed with plain torch. Everything here is exact (integer
+indices): no tolerances.
 """
 
 import pytest
 import torch
-
-from judge.checker.errors import LearnerError
-
-
-def _first_line(text):
-    text = str(text).strip()
-    return text.splitlines()[0][:240] if text else ""
-
-
-@pytest.fixture(scope="session")
-def probe(remote):
-    """probe(name, *args, hint=..., **kwargs) -> the probe's observation; if the learner's code
-    raises inside the probe, the case fails with ``hint``, the exception and the learner's line."""
-
-    def call(name, *args, hint, **kwargs):
-        try:
-            return remote.call(name, *args, **kwargs)
-        except LearnerError as e:
-            where = f"（第 {e.learner_line} 行）" if e.learner_line else ""
-            pytest.fail(f"{hint}：{e.type_name}: {_first_line(e.message)}{where}", pytrace=False)
-
-    return call
 
 
 @pytest.fixture(scope="session")

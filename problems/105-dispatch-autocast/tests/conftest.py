@@ -1,7 +1,6 @@
 """Fixtures for exercise 105 (checker side: never imports the learner's code).
 
-The judge's plugin provides ``remote`` (the worker) and ``problem`` (problem.toml). Here:
-``probe`` (remote.call with learner exceptions turned into a short message), the expected
+The judge's plugin provides ``remote``, ``probe`` and ``problem`` (problem.toml). Here: the expected
 dispatch keys (the same described tensor built here with probes.make_tensor, the problem's own
 code, and given to torch._C._dispatch_keys), seeded inputs for scaled_dot and its float64
 reference with a tolerance scaled to the size of the products.
@@ -14,8 +13,6 @@ from pathlib import Path
 import pytest
 import torch
 
-from judge.checker.errors import LearnerError
-
 
 def _load_probes():
     spec = importlib.util.spec_from_file_location("_ex105_probes", Path(__file__).with_name("probes.py"))
@@ -25,26 +22,6 @@ def _load_probes():
 
 
 PROBES = _load_probes()
-
-
-def _first_line(text):
-    text = str(text).strip()
-    return text.splitlines()[0][:240] if text else ""
-
-
-@pytest.fixture(scope="session")
-def probe(remote):
-    """probe(name, *args, hint=..., **kwargs) -> the probe's observation; an exception raised by
-    the learner's code fails the case with ``hint`` and the exception's first line."""
-
-    def call(name, *args, hint, **kwargs):
-        try:
-            return remote.call(name, *args, **kwargs)
-        except LearnerError as e:
-            where = f"（第 {e.learner_line} 行）" if e.learner_line else ""
-            raise AssertionError(f"{hint}：{e.type_name}: {_first_line(e.message)}{where}") from None
-
-    return call
 
 
 # ---------------------------------------------------------------- dispatch keys
