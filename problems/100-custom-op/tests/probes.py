@@ -12,6 +12,9 @@ Probes are not secret: reading them shows exactly how your operators are exercis
 import re
 
 import torch
+
+from judge.worker.observe import op_exists as _op_exists
+from judge.worker.observe import schema as _schema_of
 from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
 from torch.autograd.gradcheck import GradcheckError as _GradcheckError
 from torch.library import opcheck as _opcheck
@@ -25,9 +28,8 @@ _ops = torch.ops
 _empty = torch.empty
 _Tensor = torch.Tensor
 _equal = torch.equal
-# The schema is read from the dispatcher (C++), not from the Python attribute OpOverload._schema,
-# which a submission could overwrite; opcheck's table of tests is snapshotted for the same reason.
-_get_schema = torch._C._get_schema
+# Schemas are read from the dispatcher (judge/worker/observe.py), not from OpOverload._schema, which a
+# submission could overwrite; opcheck's table of tests is snapshotted for the same reason.
 _OPCHECK_TESTS = dict(_optests.ALL_TEST_UTILS)
 _OPCHECK_UTILS = tuple(torch.library._OPCHECK_DEFAULT_UTILS)
 
@@ -80,39 +82,12 @@ def _first_line(text):
 # ---------------------------------------------------------------- schema
 
 def op_exists(solution, name):
-    try:
-        _op(name)
-    except (AttributeError, RuntimeError):
-        return False
-    return True
+    return _op_exists(f"{NAMESPACE}::{name}")
 
 
 def schema(solution, name):
-    """The registered schema as plain data: per argument its name, type, default and whether
-    its alias annotation marks it as written (``Tensor(a!)``)."""
-    try:
-        _op(name)
-        s = _get_schema(f"{NAMESPACE}::{name}", "")
-    except (AttributeError, RuntimeError):
-        return None
-
-    def arg(a):
-        info = a.alias_info
-        return {
-            "name": a.name,
-            "type": str(a.type),
-            "is_write": bool(info is not None and info.is_write),
-            "has_alias": info is not None,
-            "has_default": a.default_value is not None,
-            "default": a.default_value if isinstance(a.default_value, (int, float)) else None,
-        }
-
-    return {
-        "name": s.name,
-        "text": str(s),
-        "arguments": [arg(a) for a in s.arguments],
-        "returns": [arg(r) for r in s.returns],
-    }
+    """The registered schema as plain data, read from the dispatcher (see judge/worker/observe.py)."""
+    return _schema_of(f"{NAMESPACE}::{name}")
 
 
 # ---------------------------------------------------------------- kv_write

@@ -9,6 +9,9 @@ Probes are not secret: reading them shows exactly how your operator is exercised
 """
 
 import torch
+
+from judge.worker.observe import op_exists as _op_exists
+from judge.worker.observe import schema as _schema_of
 from torch._dynamo import reset as _dynamo_reset
 from torch._dynamo.testing import CompileCounterWithBackend as _CompileCounter
 from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
@@ -57,27 +60,12 @@ def _first_line(text):
 # ---------------------------------------------------------------- schema
 
 def op_exists(solution, name="silu_and_mul"):
-    try:
-        _op(name)
-    except (AttributeError, RuntimeError):
-        return False
-    return True
+    return _op_exists(f"{NAMESPACE}::{name}")
 
 
 def schema(solution, name="silu_and_mul"):
-    """The registered schema as plain data; ``is_write`` is the alias annotation's ``!``."""
-    try:
-        s = _op(name)._schema
-    except (AttributeError, RuntimeError):
-        return None
-
-    def arg(a):
-        info = a.alias_info
-        return {"name": a.name, "type": str(a.type),
-                "is_write": bool(info is not None and info.is_write), "has_alias": info is not None}
-
-    return {"name": s.name, "text": str(s),
-            "arguments": [arg(a) for a in s.arguments], "returns": [arg(r) for r in s.returns]}
+    """The registered schema as plain data, read from the dispatcher (see judge/worker/observe.py)."""
+    return _schema_of(f"{NAMESPACE}::{name}")
 
 
 # ---------------------------------------------------------------- forward
