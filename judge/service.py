@@ -9,7 +9,7 @@ import time
 from typing import Callable
 
 
-from judge.errors import BadSubmission, JudgeError
+from judge.errors import JudgeError
 from judge.grading import grade_once
 from judge.models import Report, Verdict
 from judge.problems import Problem, ProblemSet
@@ -49,7 +49,7 @@ class Judge:
             worker_zygote, checker_zygote = self._warm()
             report = grade_once(problem, source, mode, worker_zygote, checker_zygote,
                                 display_name or problem.meta.solution_file, self.settings, on_event)
-        except (JudgeError, BadSubmission):
+        except JudgeError:
             raise
         except Exception as exc:  # noqa: BLE001 - any judge fault becomes an internal_error report, never a crash
             report = Report(problem=problem.id, verdict=Verdict.internal_error, score=0, passed=0, total=0,

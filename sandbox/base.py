@@ -58,7 +58,3 @@ class JobFacts:
     @classmethod
     def from_wire(cls, data: dict) -> "JobFacts":
         return cls(**data)
-
-    @property
-    def clean_exit(self) -> bool:
-        return self.exit_code == 0 and not (self.timed_out or self.memory_exceeded or self.output_exceeded)
