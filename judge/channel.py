@@ -38,30 +38,44 @@ def check_archive(data: bytes) -> None:
         raise ChannelClosed("peer sent records larger than the frame")
 
 
+def encode(obj, _save=torch.save, _buffer=io.BytesIO, _header=HEADER, _cap=MAX_FRAME, _len=len) -> bytes:
+    """One frame: the length header, then torch.save bytes; ValueError over the cap.
+
+    Names are bound at definition: the worker encodes after the learner's code has run."""
+    buf = _buffer()
+    _save(obj, buf)
+    data = buf.getvalue()
+    if _len(data) > _cap:
+        raise ValueError(f"message of {_len(data)} bytes is over the {_cap}-byte cap")
+    return _header.pack(_len(data)) + data
+
+
+def decode(data: bytes):
+    """The object in one frame's body (after its header); ChannelClosed for anything that is not a safe frame."""
+    check_archive(data)
+    try:
+        return torch.load(io.BytesIO(data), weights_only=True)
+    except Exception as exc:  # noqa: BLE001 - any undecodable frame means the peer broke the protocol
+        raise ChannelClosed(f"peer sent an unreadable frame: {type(exc).__name__}") from exc
+
+
 class Channel:
     def __init__(self, sock: socket.socket, max_frame: int = MAX_FRAME):
         self.sock = sock
         self.max_frame = max_frame
 
     def send(self, obj) -> None:
-        buf = io.BytesIO()
-        torch.save(obj, buf)
-        data = buf.getvalue()
-        if len(data) > self.max_frame:
-            raise ValueError(f"message of {len(data)} bytes is over the {self.max_frame}-byte cap")
-        self.sock.sendall(HEADER.pack(len(data)) + data)
+        frame = encode(obj)
+        if len(frame) - HEADER.size > self.max_frame:
+            raise ValueError(f"message of {len(frame) - HEADER.size} bytes is over the {self.max_frame}-byte cap")
+        self.sock.sendall(frame)
 
     def recv(self, deadline: float | None = None):
         """The next object; raises ChannelClosed on EOF, garbage or a missed deadline (time.time())."""
         (size,) = HEADER.unpack(self._read(HEADER.size, deadline))
         if size > self.max_frame:
             raise ChannelClosed(f"peer sent a {size}-byte frame (cap {self.max_frame})")
-        data = self._read(size, deadline)
-        check_archive(data)
-        try:
-            return torch.load(io.BytesIO(data), weights_only=True)
-        except Exception as exc:  # noqa: BLE001 - any undecodable frame means the peer broke the protocol
-            raise ChannelClosed(f"peer sent an unreadable frame: {type(exc).__name__}") from exc
+        return decode(self._read(size, deadline))
 
     def _read(self, size: int, deadline: float | None) -> bytes:
         chunks, got = [], 0
