@@ -70,3 +70,48 @@ def prepare() -> tuple[object | None, str]:
 
 def load(flt) -> None:
     flt.load()  # libseccomp also sets no_new_privs
+
+
+# A fenced descriptor: the calls that read, write, copy, duplicate, close or un-CLOEXEC it.
+_FD_ARG0 = ("read", "readv", "pread64", "preadv", "preadv2", "write", "writev", "pwrite64", "pwritev", "pwritev2",
+            "sendto", "recvfrom", "sendmmsg", "recvmmsg", "sendfile", "splice", "tee", "vmsplice", "copy_file_range",
+            "dup", "dup2", "dup3", "close", "shutdown", "connect", "bind", "listen", "accept", "accept4", "setsockopt")
+_FD_ARG1 = ("sendfile", "tee", "dup2", "dup3")
+_FD_ARG2 = ("splice", "copy_file_range")
+_F_DUPFD, _F_SETFD, _F_DUPFD_CLOEXEC, _FIONCLEX = 0, 2, 1030, 0x5450
+
+
+def fence(fd: int) -> str:
+    """Load a second filter on this process (and its future children) under which `fd` can only be used by
+    sendmsg and recvmsg, i.e. through a socket object; no signal handler can be installed and no memfd made.
+
+    Returns 'active' or why not. Code that can make a socket object on `fd` still can: keeping it from
+    doing so is the caller's part (judge.worker.guard)."""
+    if not syscalls.LINUX:
+        return "not Linux"
+    try:
+        sc = _module()
+        flt = sc.SyscallFilter(sc.ALLOW)
+    except ImportError:
+        return "pyseccomp is not installed (pip install pyseccomp)"
+    except Exception as exc:  # noqa: BLE001 - e.g. libseccomp missing
+        return f"libseccomp unusable: {exc}"
+    deny = sc.ERRNO(errno.EPERM)
+    for position, names in ((0, _FD_ARG0), (1, _FD_ARG1), (2, _FD_ARG2)):
+        for name in names:
+            _add(flt, deny, name, sc.Arg(position, sc.EQ, fd))
+    for command in (_F_DUPFD, _F_SETFD, _F_DUPFD_CLOEXEC):
+        _add(flt, deny, "fcntl", sc.Arg(0, sc.EQ, fd), sc.Arg(1, sc.EQ, command))
+    _add(flt, deny, "ioctl", sc.Arg(0, sc.EQ, fd), sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF, _FIONCLEX))
+    _add(flt, deny, "close_range", sc.Arg(0, sc.LE, fd), sc.Arg(1, sc.GE, fd))
+    _add(flt, deny, "rt_sigaction", sc.Arg(1, sc.NE, 0))  # a Python signal handler runs inside any frame
+    _add(flt, deny, "memfd_create")  # an executable anonymous file: native code the guard cannot see
+    flt.load()
+    return "active"
+
+
+def _add(flt, action, name: str, *args) -> None:
+    try:
+        flt.add_rule(action, name, *args)
+    except (OSError, ValueError, RuntimeError):
+        pass  # a syscall this libseccomp or architecture does not know

@@ -10,6 +10,8 @@ import json
 import os
 import socket
 
+from sandbox import seccomp_filter
+
 
 def _outcome(action) -> str:
     try:
@@ -31,6 +33,16 @@ def _inet() -> None:
     socket.socket(socket.AF_INET, socket.SOCK_STREAM).close()
 
 
+def _fenced_write() -> str:
+    """What the worker's guard leaves of a channel: write to a fenced socket (the last step of `check`:
+    the fence stays on this process)."""
+    ours, _theirs = socket.socketpair()
+    state = seccomp_filter.fence(ours.fileno())
+    if state != "active":
+        return f"not fenced: {state}"
+    return _outcome(lambda: os.write(ours.fileno(), b"x"))
+
+
 def check(fds, payload) -> None:
     seen = {
         "uid": str(os.getuid()),
@@ -42,4 +54,5 @@ def check(fds, payload) -> None:
     }
     for path in payload.get("secret", []):
         seen[f"see {path}"] = _outcome(lambda p=path: os.listdir(p))
+    seen["write to a fenced channel"] = _fenced_write()
     print("SELFTEST " + json.dumps(seen), flush=True)
