@@ -5,6 +5,10 @@ class WorkerLost(Exception):
     """The worker died, was killed for a limit, or broke the protocol; no reply will come."""
 
 
+class Tampered(WorkerLost):
+    """The worker's guard found code the judge trusts changed (or a torch mode left on): no reply is believed."""
+
+
 class LearnerError(Exception):
     """The learner's code raised inside a probe; carries the worker's description of it."""
 

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from judge.checker.errors import LearnerError, WorkerLost
+from judge.checker.errors import LearnerError, Tampered, WorkerLost
 from judge.checker.remote import ImportFailed
 
 
@@ -23,6 +23,9 @@ def case_message(exc: BaseException, display_name: str) -> str:
     if isinstance(exc, LearnerError):
         kind = first_line(exc.type_name, 100)
         return f"你的代码抛出了 {kind}: {first_line(exc.message)}{where(display_name, exc.learner_line)}"
+    if isinstance(exc, Tampered):
+        return ("你的代码改动了判题程序所依赖的代码（torch、判题器或内置函数的绑定，或留下了未退出的 torch 模式），"
+                "之后的结果都不予采信")
     if isinstance(exc, WorkerLost):
         return "你的程序在这个测试进行中结束或失去响应（见判题结果的说明）"
     if isinstance(exc, ImportFailed):

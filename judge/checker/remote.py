@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from judge.channel import Channel, ChannelClosed
-from judge.checker.errors import LearnerError, WorkerLost
+from judge.checker.errors import LearnerError, Tampered, WorkerLost
 from judge.checker.replies import ReplyRejected, check_reply
 from judge.textsafe import valid
 
@@ -18,6 +18,7 @@ class Remote:
         self.deadline = deadline
         self.lost: str | None = None
         self.import_error: dict | None = None
+        self.tampered = False
 
     def handshake(self) -> dict:
         """Wait for the worker's import report; returns it (also stored on failure)."""
@@ -25,6 +26,9 @@ class Remote:
             hello = check_reply(self.channel.recv(self.deadline))
         except (ChannelClosed, ReplyRejected) as exc:
             self.lost = f"worker ended before reporting its import: {exc}"
+            return {"import": "lost", "message": self.lost}
+        if type(hello) is dict and "tampered" in hello:
+            self.lost, self.tampered = "the worker's guard found the judge's own code changed", True
             return {"import": "lost", "message": self.lost}
         if not isinstance(hello, dict) or hello.get("import") not in ("ok", "error"):
             self.lost = "worker sent a malformed import report"
@@ -42,7 +46,7 @@ class Remote:
         if self.import_error is not None:
             raise ImportFailed(self.import_error.get("message", ""))
         if self.lost is not None:
-            raise WorkerLost(self.lost)
+            raise (Tampered if self.tampered else WorkerLost)(self.lost)
         try:
             self.channel.send({"probe": probe, "args": list(args), "kwargs": kwargs})
             reply = check_reply(self.channel.recv(self.deadline))
@@ -65,5 +69,8 @@ class Remote:
                                    valid(str(raised.get("message", "")))[:2000], line if type(line) is int else None)
             if "internal" in reply:
                 raise RuntimeError(f"probe problem: {reply['internal']}")
+            if "tampered" in reply:
+                self.lost, self.tampered = "the worker's guard found the judge's own code changed", True
+                raise Tampered(self.lost)
         self.lost = "worker sent a reply that is not {'ok': ...} or {'raised': ...}"
         raise WorkerLost(self.lost)

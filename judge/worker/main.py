@@ -1,43 +1,71 @@
-"""Worker entry point: load probes, import the submission, then serve probe calls until the checker hangs up."""
+"""Worker entry point: load probes, arm the guard, import the submission, then serve probe calls until the checker hangs up."""
 
 from __future__ import annotations
 
+import gc
 import os
-import socket
 import sys
+import types
 
-from judge.channel import Channel, ChannelClosed
+from judge.channel import MAX_FRAME, ChannelClosed, decode, encode
+from judge.checker.replies import ReplyRejected, check_reply
+from judge.worker import guard
 from judge.worker.learner import describe, is_out_of_memory, load_module
 from sandbox.base import EXIT_MEMORY
 
+TAMPERED = {"tampered": True}
 
-def serve(fds: list[int], payload: dict) -> None:
-    call = _call  # bound before the submission runs: replacing the module's _call later changes nothing
-    channel = Channel(socket.socket(fileno=fds[0]))
+
+def serve(fds: list[int], payload: dict, _audit=sys.audit, _exit=os._exit, _gc_disable=gc.disable,
+          _gc_enable=gc.enable, _decode=decode, _closed=ChannelClosed, _send=guard.SEND, _recv=guard.RECV) -> None:
+    """The only frame that may send or receive on the channel (see judge.worker.guard): it does both inline.
+
+    Everything it calls is bound before the submission runs. Between a probe's return and the next
+    probe's start the garbage collector is off, so no code of the learner's runs there: the guard's
+    check before each reply then also vouches for the decoding of the next request."""
+    call, reply_frame = _call, _reply_frame
     display = payload["display_name"]
-    # Probes load first, so the names they bind are torch's own, not ones the submission patched;
-    # the table of probe functions is taken before the submission runs and kept out of sys.modules.
-    probes = probe_table(load_module("probes", payload["probes_path"]))
+    # Probes load first, so the names they bind are torch's own, not ones the submission patched; the
+    # table of probe functions is taken before the submission runs, read-only, and kept out of sys.modules.
+    probes_module = load_module("probes", payload["probes_path"])
+    probes = types.MappingProxyType(probe_table(probes_module))
     sys.modules.pop("probes", None)
+    tampered = encode(TAMPERED)
+    fence = guard.arm(fds[0], MAX_FRAME, extra_modules=(probes_module,))
+    del probes_module
     try:
         solution = load_module("solution", payload["solution_path"], display)
+        failure = None
     except Exception as exc:  # noqa: BLE001 - any failure while importing is the learner's compile error
         if is_out_of_memory(exc):
-            os._exit(EXIT_MEMORY)
-        channel.send({"import": "error", **describe(exc, display)})
-        return
-    channel.send({"import": "ok"})
-    while True:
-        try:
-            request = channel.recv()
-        except ChannelClosed:
+            _exit(EXIT_MEMORY)
+        failure = {"import": "error", **describe(exc, display)}
+    _gc_disable()
+    _audit(_send, reply_frame(failure or {"import": "ok", "fence": fence}), tampered)
+    while failure is None:
+        box: list = []
+        _audit(_recv, box)
+        if box[0] is None:
             return
-        reply = call(probes, solution, request, display)
         try:
-            channel.send(reply)
-        except Exception as exc:  # noqa: BLE001 - e.g. an unpicklable or oversized result
-            channel.send({"raised": {"type": "ReplyError", "message": f"the result could not be sent back: {exc}"[:500],
-                                     "learner_line": None}})
+            request = _decode(box[0])
+        except _closed:
+            return
+        _gc_enable()
+        reply = call(probes, solution, request, display)
+        _gc_disable()
+        _audit(_send, reply_frame(reply), tampered)
+
+
+def _reply_frame(reply, _encode=encode, _check=check_reply, _rejected=(ReplyRejected, ValueError)) -> bytes:
+    """The reply, checked to be plain data (so serialising it runs no code of the learner's) and encoded.
+
+    Names are bound at definition, like serve's: the learner's code runs just before this."""
+    try:
+        return _encode(_check(reply))
+    except _rejected as exc:
+        return _encode({"raised": {"type": "ReplyError", "learner_line": None,
+                                  "message": f"the result could not be sent back: {exc}"[:500]}})
 
 
 def probe_table(module) -> dict:
@@ -46,13 +74,14 @@ def probe_table(module) -> dict:
             if callable(fn) and not name.startswith("_") and getattr(fn, "__module__", None) == module.__name__}
 
 
-def _call(probes: dict, solution, request: dict, display: str) -> dict:
+def _call(probes, solution, request: dict, display: str,
+          _describe=describe, _out_of_memory=is_out_of_memory, _exit=os._exit) -> dict:
     probe = probes.get(request["probe"])
     if probe is None:
         return {"internal": f"no probe named {request['probe']!r}"}
     try:
         return {"ok": probe(solution, *request["args"], **request["kwargs"])}
     except Exception as exc:  # noqa: BLE001 - the learner's exception is an observation, not a crash
-        if is_out_of_memory(exc):
-            os._exit(EXIT_MEMORY)
-        return {"raised": describe(exc, display)}
+        if _out_of_memory(exc):
+            _exit(EXIT_MEMORY)
+        return {"raised": _describe(exc, display)}

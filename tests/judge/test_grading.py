@@ -86,10 +86,20 @@ def test_flood_of_output_is_output_limit_exceeded(fixture_judge):
     assert len(report.run.output_tail) < 20000
 
 
-def test_patching_torch_comparisons_does_not_fool_the_checker(fixture_judge):
+def test_patching_torch_comparisons_is_found_by_the_workers_guard(fixture_judge):
     source = ("import torch\n"
               "torch.equal = lambda *a, **k: True\n"
               "torch.allclose = lambda *a, **k: True\n"
+              "def add(a, b):\n    return a - b\n")
+    report = grade(fixture_judge, source)
+    assert report.verdict == Verdict.runtime_error
+    assert all("改动了判题程序所依赖的代码" in case.message for case in report.cases)
+
+
+def test_a_wrong_answer_with_data_changes_in_torch_stays_wrong_answer(fixture_judge):
+    # torch's registries are data the guard does not watch: a plain wrong answer is judged as one.
+    source = ("import torch\n"
+              "torch._dynamo.config.cache_size_limit = 4\n"
               "def add(a, b):\n    return a - b\n")
     assert grade(fixture_judge, source).verdict == Verdict.wrong_answer
 

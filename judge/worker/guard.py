@@ -1,0 +1,181 @@
+"""The worker's guard: once armed, only the worker's own serve loop can use the checker's channel.
+
+Before the submission is imported, `arm` installs an audit hook (sys.addaudithook: it cannot be removed
+or listed) and, on Linux, a seccomp filter (sandbox.seccomp_filter.fence).
+
+- The channel's descriptor has no socket object. The filter lets it be used only by sendmsg and
+  recvmsg, which Python reaches only through a socket object, and the hook refuses to make one except
+  inside itself: os.write, dup, /proc/self/fd, pidfd_getfd and `socket.socket(fileno=...)` all fail.
+- The serve loop sends and receives with `sys.audit(SEND | RECV, ...)`. The hook serves those events
+  only when their caller is the serve loop's own frame, on the main thread; the learner's code is always
+  a frame above that one, so a forged event is refused. The socket object the hook makes for one frame
+  lives with the garbage collector off and is detached before the hook returns.
+- Before a frame leaves, the hook compares the trusted code against a snapshot taken before the import
+  (judge.worker.integrity) and checks that no torch mode was left pushed; a change replaces the reply by
+  {"tampered": where}, which the checker turns into a runtime error.
+- The hook also refuses what would let learner code reach the hook's own frame or the loop's objects:
+  new audit hooks, trace and profile functions, other threads' frames, the garbage collector's object
+  lists, ctypes, and replacing the code or defaults of a function the judge trusts. The filter refuses
+  installing signal handlers (a handler runs inside whatever frame is current) and memfd_create.
+
+What stays possible is documented in docs/threat-model.md (native code, crafted bytecode, changes made
+and undone while a probe runs the learner's operator).
+"""
+
+from __future__ import annotations
+
+import _socket
+import _thread
+import gc
+import os
+import struct
+import sys
+import types
+
+import torch
+import torch.utils._device
+
+from judge.worker import integrity
+from sandbox import seccomp_filter
+
+SEND = "judge.worker.send"
+RECV = "judge.worker.recv"
+HEADER = struct.Struct("!Q")
+REFUSED = types.MappingProxyType({
+    "sys.addaudithook": "adding audit hooks",
+    "sys.settrace": "trace functions",
+    "sys.setprofile": "profile functions",
+    "sys._current_frames": "reading other threads' frames",
+    "gc.get_objects": "listing the garbage collector's objects",
+    "gc.get_referrers": "listing the garbage collector's objects",
+    "gc.get_referents": "listing the garbage collector's objects",
+    "socket.__new__": "creating sockets",
+})
+FUNCTION_FIELDS = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
+
+
+class GuardRefused(PermissionError):
+    """Raised in the learner's code for an operation the judge's worker does not allow."""
+
+
+def _refuse(what: str) -> GuardRefused:
+    return GuardRefused(f"判题环境不允许这样做：{what} (not allowed in the judge's worker)")
+
+
+def _report(where: str, _write=os.write) -> None:
+    """Name the change on stderr (the learner sees it in a public run); the checker gets only the fact."""
+    try:
+        _write(2, f"judge: the submission changed {where}; no further result is believed\n".encode())
+    except OSError:
+        pass
+
+
+def arm(fd: int, max_frame: int, extra_modules=()) -> str:
+    """Guard channel `fd` for the calling frame, which must be the loop that sends and receives on it.
+
+    Returns the seccomp fence's status ('active' or why not); the audit hook is always installed."""
+    serve_frame = sys._getframe(1)
+    snapshot = integrity.take(extra_modules)
+    trusted_globals = frozenset(id(namespace) for _where, namespace, _frozen in snapshot)
+    hook = _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals)
+    sys.addaudithook(hook)
+    _set_cloexec(fd)
+    return seccomp_filter.fence(fd)
+
+
+def _set_cloexec(fd: int) -> None:
+    os.set_inheritable(fd, False)  # a program the learner executes must not inherit the channel; fenced from now on
+
+
+def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals,
+               # Bound now: the learner may rebind the module-level and builtin names later.
+               _type=type, _str=str, _len=len, _id=id, _getframe=sys._getframe, _ident=_thread.get_ident,
+               _new_socket=_socket.socket, _gc_disable=gc.disable, _gc_enable=gc.enable, _gc_on=gc.isenabled,
+               _function=types.FunctionType, _first_change=integrity.first_change, _refuse=_refuse, _report=_report,
+               _len_dispatch_modes=torch._C._len_torch_dispatch_stack,
+               _len_function_modes=torch._C._len_torch_function_stack, _function_mode_at=torch._C._get_function_stack_at,
+               _device_context=torch.utils._device.DeviceContext, _range=range, _sum=sum,
+               _header=HEADER, _refused=REFUSED, _fields=FUNCTION_FIELDS, _send=SEND, _recv=RECV):
+    main = _ident()
+
+    def modes() -> tuple:
+        # torch.set_default_device leaves its own DeviceContext pushed: allowed, it only picks a device.
+        function_modes = _len_function_modes()
+        kept = _sum(1 for i in _range(function_modes) if _type(_function_mode_at(i)) is not _device_context)
+        return _len_dispatch_modes(), kept
+
+    before = modes()
+
+    def tampered() -> str | None:
+        where = _first_change(snapshot)
+        if where is None and modes() != before:
+            where = "a torch dispatch or function mode left active"
+        return where
+
+    def open_socket():
+        sock = _new_socket(fileno=fd)
+        sock.settimeout(None)
+        return sock
+
+    def send(data: bytes) -> None:
+        sock = open_socket()
+        try:
+            sent, total = 0, _len(data)
+            while sent < total:
+                sent += sock.sendmsg([data[sent:]])
+        finally:
+            sock.detach()
+
+    def receive(size: int, sock) -> bytes | None:
+        chunks, got = [], 0
+        while got < size:
+            chunk = sock.recvmsg(size - got if size - got < 1 << 20 else 1 << 20)[0]
+            if not chunk:
+                return None
+            chunks.append(chunk)
+            got += _len(chunk)
+        return b"".join(chunks)
+
+    def receive_frame() -> bytes | None:
+        sock = open_socket()
+        try:
+            header = receive(_header.size, sock)
+            if header is None:
+                return None
+            (size,) = _header.unpack(header)
+            return receive(size, sock) if size <= max_frame else None
+        finally:
+            sock.detach()
+
+    def hook(event, args):
+        if _type(event) is not _str:
+            return
+        if event == _send or event == _recv:
+            was_on = _gc_on()
+            _gc_disable()  # no finalizer may run while a socket object exists
+            try:
+                if _getframe(1) is not serve_frame or _ident() != main:
+                    raise _refuse("using the judge's channel")
+                if event == _send:
+                    where = tampered()
+                    if where is not None:
+                        _report(where)
+                    send(args[0] if where is None else args[1])
+                else:
+                    args[0].append(receive_frame())
+            finally:
+                if was_on:
+                    _gc_enable()
+        elif event == "socket.__new__":
+            if _getframe(1).f_code is not window_code:
+                raise _refuse(_refused[event])
+        elif event in _refused or event.startswith("ctypes."):
+            raise _refuse(_refused.get(event, "ctypes"))
+        elif event == "object.__setattr__" or event == "object.__delattr__":  # `f.__defaults__ = None` deletes
+            target, name = args[0], args[1]
+            if _type(target) is _function and _type(name) is _str and name in _fields \
+                    and _id(target.__globals__) in trusted_globals:
+                raise _refuse(f"changing {name} of the judge's own functions")
+
+    window_code = open_socket.__code__  # the one place a socket object on the channel may be made
+    return hook

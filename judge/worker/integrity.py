@@ -1,0 +1,84 @@
+"""A snapshot of the code the worker trusts (module functions, classes and their methods) and a check that none was rebound.
+
+Probes observe the learner's operator with torch's own Python code (opcheck, torch.compile, the
+dispatcher helpers in judge.worker.observe). A submission that rebinds one of those functions, or a
+method of one of their classes, could make a probe observe what it likes. The snapshot is taken
+before the submission is imported; the guard checks it before every reply leaves the worker.
+
+Reads go through the base types' own descriptors and only compare identities, and any key that is not
+an exact str is itself a change, so the check never calls code the submission defined. Values that
+are plain data (counters, caches, flags) are not watched: torch rebinds those itself.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+_MODULE_DICT = types.ModuleType.__dict__["__dict__"].__get__
+_CLASS_DICT = type.__dict__["__dict__"].__get__
+_QUALNAME = type.__dict__["__qualname__"].__get__
+_CODE_KINDS = frozenset(map(id, (types.FunctionType, types.BuiltinFunctionType, types.MethodDescriptorType,
+               types.WrapperDescriptorType, types.ClassMethodDescriptorType, staticmethod, classmethod, property)))
+# The code probes run to observe: the judge's own modules and the parts of torch they call into. The rest
+# of torch is not watched: it rebinds its own registries at run time (torch.compiler's cache factories,
+# inductor's lowerings), and a probe does not trust it to observe.
+WATCHED_MODULES = frozenset({
+    # the standard library the worker's own loop, the channel's encoding and the probes call into
+    "builtins", "sys", "os", "posix", "gc", "types", "functools", "operator", "_operator", "collections",
+    "copyreg", "pickle", "_pickle", "io", "_io", "struct", "_struct", "zipfile", "socket", "_socket",
+    "_thread", "threading", "weakref", "_weakref", "abc", "_abc", "contextlib", "enum", "re", "math",
+    "warnings", "traceback", "linecache", "inspect", "dataclasses", "itertools", "typing",
+    # torch's own entry points
+    "torch", "torch._ops", "torch.library", "torch.serialization",
+                             "torch._weights_only_unpickler", "torch.utils._python_dispatch",
+                             "torch.fx.experimental.symbolic_shapes", "torch._dynamo.testing"})
+WATCHED_PACKAGES = ("judge.", "sandbox.", "torch._C.", "torch._library.", "torch.testing.", "torch._subclasses.",
+                    "torch.autograd.")
+
+
+def _watched(value) -> bool:
+    kind = type(value)  # compared by identity: a metaclass's __eq__ is the submission's or slow
+    return id(kind) in _CODE_KINDS or issubclass(kind, (type, types.ModuleType))
+
+
+def _freeze(namespace) -> tuple:
+    return tuple((key, value) for key, value in namespace.items() if type(key) is str and _watched(value))
+
+
+def _is_watched(name: str) -> bool:
+    return name in WATCHED_MODULES or name + "." in WATCHED_PACKAGES or name.startswith(WATCHED_PACKAGES)
+
+
+def take(extra_modules=()) -> tuple:
+    """((where, namespace, frozen items), ...) for the WATCHED modules, `extra_modules`, and their classes."""
+    modules = {name: module for name, module in list(sys.modules.items())
+               if issubclass(type(module), types.ModuleType) and _is_watched(name)}
+    for module in extra_modules:
+        modules[module.__name__] = module
+    entries, classes = [], {}
+    for name, module in modules.items():
+        namespace = _MODULE_DICT(module)
+        frozen = _freeze(namespace)
+        entries.append((name, namespace, frozen))
+        for _key, value in frozen:
+            if issubclass(type(value), type):
+                classes.setdefault(id(value), (f"{name}.{_QUALNAME(value)}", value))
+    for where, cls in classes.values():
+        namespace = _CLASS_DICT(cls)
+        entries.append((where, namespace, _freeze(namespace)))
+    return tuple(entries)
+
+
+def first_change(snapshot: tuple, _type=type, _str=str) -> str | None:
+    """'module.name' of the first watched binding that is no longer what it was, or None.
+
+    Builtins are bound at definition: the learner may have rebound them by the time this runs."""
+    for where, namespace, frozen in snapshot:
+        for key in namespace:
+            if _type(key) is not _str:
+                return f"{where} (a key that is not a string)"
+        for key, value in frozen:
+            if namespace.get(key) is not value:
+                return f"{where}.{key}"
+    return None

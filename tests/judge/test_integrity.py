@@ -1,0 +1,66 @@
+"""The worker's integrity snapshot: a rebound function, method or class is found; data changes are not."""
+
+from __future__ import annotations
+
+import sys
+import types
+
+import pytest
+
+from judge.worker import integrity
+
+
+@pytest.fixture
+def module():
+    """A throwaway module under judge.*, which the snapshot watches."""
+    name = "judge._integrity_fixture"
+    mod = types.ModuleType(name)
+    exec("class Box:\n    def get(self):\n        return 1\n\ndef helper():\n    return 2\n\nCOUNT = 0\n", mod.__dict__)
+    sys.modules[name] = mod
+    yield mod
+    del sys.modules[name]
+
+
+def test_unchanged_snapshot_reports_nothing(module):
+    assert integrity.first_change(integrity.take()) is None
+
+
+def test_rebound_function_is_named(module):
+    snapshot = integrity.take()
+    original = module.helper
+    module.helper = lambda: 3
+    assert integrity.first_change(snapshot) == "judge._integrity_fixture.helper"
+    module.helper = original
+    assert integrity.first_change(snapshot) is None
+
+
+def test_rebound_method_is_named(module):
+    snapshot = integrity.take()
+    module.Box.get = lambda self: 0
+    assert integrity.first_change(snapshot) == "judge._integrity_fixture.Box.get"
+
+
+def test_non_string_key_is_a_change(module):
+    snapshot = integrity.take()
+    module.__dict__[1] = "x"
+    assert integrity.first_change(snapshot) == "judge._integrity_fixture (a key that is not a string)"
+
+
+def test_data_is_not_watched(module):
+    snapshot = integrity.take()
+    module.COUNT = 5
+    assert integrity.first_change(snapshot) is None
+
+
+def test_extra_modules_are_watched_outside_sys_modules():
+    probes = types.ModuleType("probes")
+    exec("def probe():\n    return 1\n", probes.__dict__)
+    snapshot = integrity.take(extra_modules=(probes,))
+    probes.probe = lambda: 2
+    assert integrity.first_change(snapshot) == "probes.probe"
+
+
+def test_unwatched_torch_internals_are_not_watched():
+    import torch._inductor  # noqa: F401 - a part of torch that rebinds its own registries
+    assert not integrity._is_watched("torch._inductor.lowering")
+    assert integrity._is_watched("torch.library") and integrity._is_watched("torch._library.custom_ops")
