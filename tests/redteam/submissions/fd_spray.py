@@ -1,9 +1,11 @@
-# expect: runtime_error
+# expect: wrong_answer
 """Attack: write an "accepted" JSON report and garbage to every file descriptor 0..1024.
 
 Whatever the worker inherited (its channel, its output pipe, anything a careless zygote leaked)
-gets the forged report. The channel then carries garbage, so the checker must treat the worker
-as lost: every case an error, runtime_error."""
+gets the forged report. The worker's guard fences the channel (seccomp: only sendmsg/recvmsg, and
+only the guard makes a socket object), so the write to it fails and the honest part of this file
+is judged: wrong_answer. Were the write let through, the channel would carry garbage and the
+verdict would be runtime_error instead."""
 
 import os
 

@@ -1,9 +1,11 @@
-# expect: runtime_error
+# expect: wrong_answer
 """Attack: answer a probe with a tensor of 10^12 elements that fits in a few bytes: a stride-0
 view of one float (torch.zeros(1).expand(10**6, 10**6)), written straight onto the channel from
 inside the first kv_write call, before the real reply. A checker that materialised it (clone,
 comparison, printing) would allocate 4 TB. It must be refused (runtime_error), and neither the
-checker nor the judge may grow."""
+checker nor the judge may grow. The worker's guard now refuses every route to the channel, so the frame
+is never sent and the honest, wrong part is judged: wrong_answer; the checker's own refusal is
+tested alone in tests/judge/test_replies.py."""
 
 import gc
 import io
@@ -52,7 +54,10 @@ def kv_write(k_cache: Tensor, v_cache: Tensor, slots: Tensor, k: Tensor, v: Tens
         buf = io.BytesIO()
         torch.save({"ok": {"returned": None, "k_cache": _huge(), "v_cache": _huge(), "slots": slots,
                            "k": k, "v": v}}, buf)
-        _send_frame(buf.getvalue())
+        try:
+            _send_frame(buf.getvalue())
+        except PermissionError as exc:  # the worker's guard: no route to the channel
+            print(f"refused: {exc}")
     k_cache.index_copy_(0, slots, k)
     v_cache.index_copy_(0, slots, v)
 

@@ -1,6 +1,7 @@
-# expect: runtime_error
+# expect: wrong_answer
 """Attack: like malicious_pickle_zip, but the frame is a bare (non-zip) pickle, which torch.load
-routes through its legacy loader: that path must be as strict as the zip one."""
+routes through its legacy loader: that path must be as strict as the zip one. The worker's guard
+now refuses every route to the channel, so the honest, wrong part is judged: wrong_answer."""
 
 import gc
 import os
@@ -40,7 +41,10 @@ class _Evil:
         return (os.system, ("echo @@CANARY@@ > /tmp/rt-@@CANARY@@-pickle-ran",))
 
 
-_send_frame(pickle.dumps({"import": "ok", "x": _Evil()}, protocol=2))
+try:
+    _send_frame(pickle.dumps({"import": "ok", "x": _Evil()}, protocol=2))
+except PermissionError as _exc:  # the worker's guard: no route to the channel
+    print(f"refused: {_exc}")
 
 # ---------------------------------------------------------------- wrong ops (the honest part of this file)
 

@@ -1,8 +1,11 @@
-# expect: runtime_error
+# expect: wrong_answer
 """Attack: answer the checker's first read (the import report) with a torch.save archive whose
 pickle calls os.system when loaded: `torch.load(weights_only=False)` in the checker would run
 it there (it would write /tmp/rt-<canary>-pickle-ran). With weights_only=True the frame is
-refused, the worker is treated as lost: runtime_error, and the marker never appears."""
+refused, the worker is treated as lost: runtime_error, and the marker never appears. Today the
+worker's guard refuses every route to the channel (gc.get_objects, a socket object over its
+descriptor), so the frame is never sent and the honest, wrong part is judged: wrong_answer. The
+checker's own refusal is tested alone in tests/judge/test_replies.py."""
 
 import gc
 import io
@@ -44,7 +47,10 @@ class _Evil:
 
 _buf = io.BytesIO()
 torch.save({"import": "ok", "x": _Evil()}, _buf)
-_send_frame(_buf.getvalue())
+try:
+    _send_frame(_buf.getvalue())
+except PermissionError as _exc:  # the worker's guard: no route to the channel
+    print(f"refused: {_exc}")
 
 # ---------------------------------------------------------------- wrong ops (the honest part of this file)
 

@@ -1,4 +1,4 @@
-# expect: wrong_answer
+# expect: runtime_error
 """Attack: make opcheck and gradcheck always pass, combined with a wrong schema and a wrong backward.
 
 Shallow: torch.library.opcheck, torch.autograd.gradcheck / gradgradcheck replaced.
@@ -6,7 +6,9 @@ Deep: the module globals those functions look up at call time (optests.opcheck, 
 ALL_TEST_UTILS testers, gradcheck's _gradcheck_helper) replaced too, so even probes that bound
 the public names before this file was imported run the forged versions.
 The schema of kv_write declares no mutation (mutates_args=()), and rms_norm's backward treats
-rsqrt(mean(x^2)) as a constant. The checker's own value and schema checks must still fail it."""
+rsqrt(mean(x^2)) as a constant. The worker's guard finds the rebound functions before the first
+reply leaves: runtime_error. (Were they missed, the checker's own value and schema checks would
+still fail it: wrong_answer.)"""
 
 import sys
 

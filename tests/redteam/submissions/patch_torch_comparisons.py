@@ -1,9 +1,11 @@
-# expect: wrong_answer
+# expect: runtime_error
 """Attack: replace torch's comparison functions with ones that always say "equal".
 
 torch.allclose, torch.equal, torch.isclose, torch.testing.assert_close (and the deprecated
 assert_allclose) are patched in the worker; kv_write also forgets to write (it rebinds). The
-checker compares with its own, unpatched torch."""
+checker compares with its own, unpatched torch. The worker's guard finds the rebound functions before
+the first reply leaves and the checker believes nothing more from the worker: runtime_error (were
+the rebinding missed, the checker's own comparisons would still give wrong_answer)."""
 
 import torch
 import torch.testing

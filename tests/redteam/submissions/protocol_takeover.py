@@ -6,7 +6,8 @@ file finds the channel object the worker uses (gc), reports {"import": "ok"} its
 serves every request: honest probes for everything the wrong op passes anyway, and forged
 observations (plain autograd through the formula) for the backward, gradcheck and compiled
 probes. It never returns to the worker's own loop. Snapshotting the probe table would not stop
-this; only a check whose answer the worker cannot compute would."""
+this; only a check whose answer the worker cannot compute would. The worker's guard refuses
+gc.get_objects (and every other route to the channel), so the honest, wrong part is judged."""
 
 import gc
 import os
@@ -110,6 +111,10 @@ def _serve(channel):
         channel.send(reply)
 
 
-_channel = _find_channel()
+try:
+    _channel = _find_channel()
+except PermissionError as _exc:  # the worker's guard refuses gc.get_objects: the honest part is judged
+    print(f"refused: {_exc}")
+    _channel = None
 if _channel is not None:
     _serve(_channel)

@@ -60,13 +60,21 @@ def _read(path):
         return ""
 
 
+def _refusable(listing):
+    """What `listing` returns, or nothing where the judge's worker refuses it."""
+    try:
+        return list(listing())
+    except PermissionError:
+        return []
+
+
 def _in_process():
     """Anything secret-looking in this process: modules, functions, frames."""
     hits = []
     for name in list(sys.modules):
         if name.rsplit(".", 1)[-1] in ("test_hidden", "test_public", "conftest", "reference"):
             hits.append("module:" + name)
-    frames = list(sys._current_frames().values())
+    frames = list(_refusable(lambda: sys._current_frames().values()))
     try:
         frames += [info.frame for info in inspect.stack(0)]
     except Exception:  # noqa: BLE001
@@ -77,7 +85,7 @@ def _in_process():
                 if isinstance(value, str) and ("def test_" in value or "register_autograd" in value):
                     hits.append("frame-str:" + value[:200])
             frame = frame.f_back
-    for obj in gc.get_objects():
+    for obj in _refusable(gc.get_objects):
         if isinstance(obj, types.FunctionType):
             filename = obj.__code__.co_filename or ""
             if "hidden" in filename or "reference" in filename:

@@ -1,8 +1,8 @@
 # expect: wrong_answer
-# known-hole: a submission can serve the checker itself over its inherited socket and forge every observation of its own mechanism (docs/threat-model.md)
 # Attack 02b (no hijack of _call): a WRONG solution (kv_write declares mutates_args=(), the chapter's bug: compiled writes
-# are dropped) that serves the checker itself from import time: it opens the inherited socket, loads its own copy of
+# are dropped) that would serve the checker itself from import time: it opens the inherited socket, loads its own copy of
 # probes.py from scratch, answers the handshake and every probe, and forges the observations that would reveal the bug.
+# The worker's guard (judge/worker/guard.py) refuses the socket, so the honest, wrong part is judged.
 import sys
 import torch
 from torch import Tensor
@@ -70,9 +70,14 @@ for fd in range(3, 64):
             break
     except OSError:
         pass
-ch = Channel(socket.socket(fileno=fd))
-ch.send({"import": "ok"})
-while True:
+try:
+    ch = Channel(socket.socket(fileno=fd))
+except PermissionError as exc:  # the worker's guard: only its own loop may make a socket on the channel
+    print(f"refused: {exc}")
+    ch = None
+if ch is not None:
+    ch.send({"import": "ok"})
+while ch is not None:
     try:
         req = ch.recv()
     except ChannelClosed:
