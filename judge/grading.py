@@ -35,6 +35,9 @@ def grade_once(problem: Problem, source: str, mode: str, worker_zygote: Zygote, 
             target="judge.worker.main:serve", wall_s=limits.wall_s, memory_bytes=limits.memory_mib << 20,
             output_bytes=limits.output_kib << 10, workdir=str(scratch), isolate=True, threads=settings.worker_threads,
             hide=[str(problem.root.parent)], skip=skipped_layers(settings),
+            # No native code of the learner's own: a library it compiled and loaded would run below the
+            # worker's guard (judge/worker/guard.py). Probes compile with aot_eager, which writes no code.
+            scratch_exec=False,
             payload={"solution_path": str(scratch / "solution.py"), "probes_path": str(scratch / "probes.py"),
                      "display_name": display_name}), [worker_end.fileno()])
         worker_end.close()

@@ -24,6 +24,7 @@ class JobSpec:
     threads: int = 1                 # torch intra-op threads in the child; also the CPU cgroup quota (cores)
     # Used only with isolate=True, where the host offers the layer:
     scratch_bytes: int = 256 << 20   # private tmpfs holding the (copied) workdir: cwd, HOME, TMPDIR, caches
+    scratch_exec: bool = True        # False: scratch is noexec, so no program or library the job writes can run
     shm_bytes: int = 64 << 20        # private /dev/shm
     max_pids: int = 128              # processes and threads (pids cgroup); a fork bomb stops here
     hide: list[str] = field(default_factory=list)  # more host paths the job must not see (e.g. the problems folder)

@@ -117,7 +117,7 @@ def enter(spec: JobSpec, planned: dict[str, str], group: JobGroup | None, fds: l
         scratch = spec.workdir or DEFAULT_SCRATCH
         view = paths.host_view(spec.hide) if spec.hide else host_mod.current().view
         report.step(["mount"], mounts.build, view, scratch, spec.workdir, spec.scratch_bytes, spec.shm_bytes,
-                    uid, gid, "pid" in on)
+                    uid, gid, "pid" in on, spec.scratch_exec)
     elif scratch and "uid" in on:
         report.step(["uid"], os.chown, scratch, uid, gid)  # the job's own folder, on the host
     if "uid" in on:

@@ -22,7 +22,7 @@ _RO = syscalls.MS_RDONLY | syscalls.MS_NOSUID | syscalls.MS_NODEV | syscalls.MS_
 
 
 def build(view: View, scratch: str, workdir: str | None, scratch_bytes: int, shm_bytes: int, uid: int,
-          gid: int, new_proc: bool) -> None:
+          gid: int, new_proc: bool, scratch_exec: bool = True) -> None:
     source = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY) if workdir else None
     kept = {path: os.open(path, os.O_PATH) for path in view.keep if os.path.exists(path)}
     try:
@@ -31,7 +31,7 @@ def build(view: View, scratch: str, workdir: str | None, scratch_bytes: int, shm
             _cover_dir(path, kept, scratch)
         for path in view.hide_files:
             _bind("/dev/null", path, read_only=True)
-        _tmpfs(scratch, f"size={scratch_bytes},mode=0700,uid={uid},gid={gid}", noexec=False)
+        _tmpfs(scratch, f"size={scratch_bytes},mode=0700,uid={uid},gid={gid}", noexec=not scratch_exec)
         if source is not None:
             _copy_tree(source, scratch, uid, gid)
         if os.path.isdir("/dev/shm"):

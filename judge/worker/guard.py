@@ -18,8 +18,10 @@ or listed) and, on Linux, a seccomp filter (sandbox.seccomp_filter.fence).
   lists, ctypes, and replacing the code or defaults of a function the judge trusts. The filter refuses
   installing signal handlers (a handler runs inside whatever frame is current) and memfd_create.
 
-What stays possible is documented in docs/threat-model.md (native code, crafted bytecode, changes made
-and undone while a probe runs the learner's operator).
+The sandbox adds the rest (judge.grading asks for it): a noexec scratch folder, so no library the learner
+compiles can be loaded, and Landlock, which allows no writes to /proc/self/mem. What stays possible is
+documented in docs/threat-model.md (code already on the host, interpreter bugs, changes made and undone
+while a probe runs the learner's operator, other threads).
 """
 
 from __future__ import annotations
@@ -34,6 +36,11 @@ import types
 
 import torch
 import torch.utils._device
+
+try:
+    import resource
+except ImportError:  # Windows: no rlimits, and no fence to work around
+    resource = None
 
 from judge.worker import integrity
 from sandbox import seccomp_filter
@@ -75,12 +82,30 @@ def arm(fd: int, max_frame: int, extra_modules=()) -> str:
 
     Returns the seccomp fence's status ('active' or why not); the audit hook is always installed."""
     serve_frame = sys._getframe(1)
+    fd = _relocate(fd)
     snapshot = integrity.take(extra_modules)
     trusted_globals = frozenset(id(namespace) for _where, namespace, _frozen in snapshot)
     hook = _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals)
     sys.addaudithook(hook)
     _set_cloexec(fd)
     return seccomp_filter.fence(fd)
+
+
+def _relocate(fd: int) -> int:
+    """Move the channel to the highest descriptor the rlimit allows, close-on-exec.
+
+    The fence is inherited by child processes, which do not inherit the channel: in a child, the fenced
+    number is just a number, and a compiler or shell that opened a file on it could not read it. At the
+    top of the table no child gets there."""
+    if resource is None:
+        return fd
+    soft, _hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    top = (soft if 0 < soft < 1 << 16 else 1 << 16) - 1
+    if fd >= top:
+        return fd
+    moved = os.dup2(fd, top, inheritable=False)
+    os.close(fd)
+    return moved
 
 
 def _set_cloexec(fd: int) -> None:

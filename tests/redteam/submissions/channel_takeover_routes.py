@@ -29,7 +29,7 @@ _opened = []
 
 def _sockets():
     found = []
-    for fd in range(3, 256):
+    for fd in range(3, 4096):
         try:
             if stat.S_ISSOCK(os.fstat(fd).st_mode):
                 found.append(fd)

@@ -22,7 +22,7 @@ def _channel_socket():
     for obj in gc.get_objects():
         if type(obj).__name__ == "Channel" and isinstance(getattr(obj, "sock", None), socket.socket):
             return obj.sock
-    for fd in range(3, 256):
+    for fd in range(3, 4096):
         try:
             if stat.S_ISSOCK(os.fstat(fd).st_mode):
                 s = socket.socket(fileno=os.dup(fd))

@@ -64,7 +64,7 @@ def _forged(probes, solution, request, display):
     return reply
 
 
-for fd in range(3, 64):
+for fd in range(3, 4096):
     try:
         if stat.S_ISSOCK(os.fstat(fd).st_mode):
             break

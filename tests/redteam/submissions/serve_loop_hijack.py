@@ -1,8 +1,10 @@
 # expect: wrong_answer
+# needs: landlock
 """Attack: from inside a probe, walk up to the worker's serve loop and take it over without the
 channel: swap the code or defaults of the functions it calls (_call, _reply_frame, encode), write
 its frame's locals (a copy in Python 3.11: no effect), install a trace function (sys.settrace, threading.settrace, frame.f_trace),
-and list the garbage collector's objects to find the loop's state. kv_write declares no mutation
+list the garbage collector's objects to find the loop's state, and open its own memory for
+writing (/proc/self/mem: Landlock allows no writes there). kv_write declares no mutation
 (mutates_args=(), the chapter's bug): the honest verdict is wrong_answer.
 
 A hijack that works makes the loop exit the worker (os._exit), so the verdict would be
@@ -60,6 +62,13 @@ def _hijack():
     _try("gc.get_objects", lambda: gc.get_objects())
     _try("sys._current_frames", lambda: sys._current_frames())
     _try("sys.addaudithook", _add_audit_hook)
+    _try("/proc/self/mem", _open_own_memory)
+
+
+def _open_own_memory():
+    # Writing its own memory would undo every Python-level guard.
+    with open("/proc/self/mem", "r+b"):
+        os._exit(0)
 
 
 def _add_audit_hook():
