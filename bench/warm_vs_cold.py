@@ -24,6 +24,12 @@ sys.path.insert(0, str(REPO))
 from judge import Judge, Verdict  # noqa: E402
 
 REFERENCE = REPO / "problems" / "100-custom-op" / "solutions" / "reference.py"
+failures: list[str] = []  # a run that did not judge the reference as accepted: its time means nothing
+
+
+def fail(message: str) -> None:
+    failures.append(message)
+    print(f"warning: {message}", file=sys.stderr)
 
 
 def timed(fn) -> float:
@@ -37,12 +43,12 @@ def warm_runs(n: int) -> list[float]:
     with Judge() as judge:
         first = judge.grade("100", source)  # starts the zygotes; not counted
         if first.verdict != Verdict.accepted:
-            print(f"warning: the reference got {first.verdict.value}: {first.message}", file=sys.stderr)
+            fail(f"the reference got {first.verdict.value}: {first.message}")
 
         def once():
             report = judge.grade("100", source)
             if report.verdict != Verdict.accepted:
-                print(f"warning: warm run got {report.verdict.value}", file=sys.stderr)
+                fail(f"warm run got {report.verdict.value}")
 
         return [timed(once) for _ in range(n)]
 
@@ -51,7 +57,7 @@ def command_runs(argv: list[str], n: int, what: str) -> list[float]:
     def once():
         out = subprocess.run(argv, cwd=REPO, capture_output=True, text=True)
         if out.returncode != 0:
-            print(f"warning: {what} exited {out.returncode}: {(out.stdout + out.stderr)[-300:]}", file=sys.stderr)
+            fail(f"{what} exited {out.returncode}: {(out.stdout + out.stderr)[-300:]}")
 
     return [timed(once) for _ in range(n)]
 
@@ -72,6 +78,9 @@ def main() -> None:
     base = medians["cold pytest"]
     print(f"  warm / cold pytest = {medians['warm judgement'] / base:.2f}   (target <= 0.50)")
     print(f"  cli  / cold pytest = {medians['cold CLI'] / base:.2f}")
+    if failures:
+        print(f"INVALID: {len(failures)} run(s) did not accept the reference (see the warnings)")
+        sys.exit(1)
 
 
 if __name__ == "__main__":

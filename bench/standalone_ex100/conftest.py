@@ -2,9 +2,9 @@
 imported into the pytest process itself (what practice-judge exists to avoid). Baseline for
 bench/warm_vs_cold.py only; EX100_SOLUTION picks the file (default: the reference).
 
-The problem's conftest fixtures are re-exported here; `remote` calls the probes in-process, on copies of
-the tensor arguments (a real worker gets serialised copies too, and the checks compare against the
-originals); `problem` is problem.toml.
+The problem's conftest fixtures are re-exported here; `remote` (and `probe`, as the judge's plugin
+defines it) call the probes in-process, on copies of the tensor arguments (a real worker gets
+serialised copies too, and the checks compare against the originals); `problem` is problem.toml.
 """
 
 import importlib.util
@@ -17,6 +17,7 @@ import pytest
 import torch
 
 from judge.checker.errors import LearnerError
+from judge.checker.messages import learner_failure
 from judge.models import ProblemMeta
 
 REPO = Path(__file__).resolve().parents[2]
@@ -64,3 +65,16 @@ def remote():
 @pytest.fixture(scope="session")
 def problem():
     return ProblemMeta.model_validate(tomllib.loads((PROBLEM / "problem.toml").read_text(encoding="utf-8")))
+
+
+@pytest.fixture(scope="session")
+def probe(remote):
+    """The judge plugin's probe fixture: a learner's exception fails the case with the check's hint."""
+
+    def call(name, *args, hint, **kwargs):
+        try:
+            return remote.call(name, *args, **kwargs)
+        except LearnerError as exc:
+            raise AssertionError(learner_failure(hint, exc, SOLUTION.name)) from None
+
+    return call

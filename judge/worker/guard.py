@@ -84,7 +84,7 @@ def arm(fd: int, max_frame: int, extra_modules=()) -> str:
     serve_frame = sys._getframe(1)
     fd = _relocate(fd)
     snapshot = integrity.take(extra_modules)
-    trusted_globals = frozenset(id(namespace) for _where, namespace, _frozen in snapshot)
+    trusted_globals = frozenset(id(entry[1]) for entry in snapshot)
     hook = _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals)
     sys.addaudithook(hook)
     _set_cloexec(fd)

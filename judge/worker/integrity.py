@@ -12,12 +12,16 @@ are plain data (counters, caches, flags) are not watched: torch rebinds those it
 
 from __future__ import annotations
 
+import itertools
+import operator
 import sys
 import types
 
 _MODULE_DICT = types.ModuleType.__dict__["__dict__"].__get__
 _CLASS_DICT = type.__dict__["__dict__"].__get__
 _QUALNAME = type.__dict__["__qualname__"].__get__
+_FLAGS = type.__dict__["__flags__"].__get__
+_IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: setattr on the class raises, nothing to watch
 _CODE_KINDS = frozenset(map(id, (types.FunctionType, types.BuiltinFunctionType, types.MethodDescriptorType,
                types.WrapperDescriptorType, types.ClassMethodDescriptorType, staticmethod, classmethod, property)))
 # The code probes run to observe: the judge's own modules and the parts of torch they call into. The rest
@@ -42,8 +46,10 @@ def _watched(value) -> bool:
     return id(kind) in _CODE_KINDS or issubclass(kind, (type, types.ModuleType))
 
 
-def _freeze(namespace) -> tuple:
-    return tuple((key, value) for key, value in namespace.items() if type(key) is str and _watched(value))
+def _freeze(namespace) -> tuple[tuple, tuple]:
+    """(keys, values) of the watched bindings of `namespace`."""
+    items = [(key, value) for key, value in namespace.items() if type(key) is str and _watched(value)]
+    return tuple(key for key, _ in items), tuple(value for _, value in items)
 
 
 def _is_watched(name: str) -> bool:
@@ -51,7 +57,7 @@ def _is_watched(name: str) -> bool:
 
 
 def take(extra_modules=()) -> tuple:
-    """((where, namespace, frozen items), ...) for the WATCHED modules, `extra_modules`, and their classes."""
+    """((where, namespace, keys, values), ...) for the WATCHED modules, `extra_modules`, and their classes."""
     modules = {name: module for name, module in list(sys.modules.items())
                if issubclass(type(module), types.ModuleType) and _is_watched(name)}
     for module in extra_modules:
@@ -59,26 +65,29 @@ def take(extra_modules=()) -> tuple:
     entries, classes = [], {}
     for name, module in modules.items():
         namespace = _MODULE_DICT(module)
-        frozen = _freeze(namespace)
-        entries.append((name, namespace, frozen))
-        for _key, value in frozen:
-            if issubclass(type(value), type):
+        keys, values = _freeze(namespace)
+        entries.append((name, namespace, keys, values))
+        for value in values:
+            if issubclass(type(value), type) and not _FLAGS(value) & _IMMUTABLE_TYPE:
                 classes.setdefault(id(value), (f"{name}.{_QUALNAME(value)}", value))
     for where, cls in classes.values():
         namespace = _CLASS_DICT(cls)
-        entries.append((where, namespace, _freeze(namespace)))
+        entries.append((where, namespace, *_freeze(namespace)))
     return tuple(entries)
 
 
-def first_change(snapshot: tuple, _type=type, _str=str) -> str | None:
+def first_change(snapshot: tuple, _type=type, _str=str, _map=map, _all=all, _zip=zip, _is=operator.is_,
+                 _repeat=itertools.repeat) -> str | None:
     """'module.name' of the first watched binding that is no longer what it was, or None.
 
-    Builtins are bound at definition: the learner may have rebound them by the time this runs."""
-    for where, namespace, frozen in snapshot:
-        for key in namespace:
-            if _type(key) is not _str:
-                return f"{where} (a key that is not a string)"
-        for key, value in frozen:
-            if namespace.get(key) is not value:
-                return f"{where}.{key}"
+    Builtins are bound at definition: the learner may have rebound them by the time this runs. The loops run
+    in C (map over identity tests), and keys are checked to be exact str before any lookup, so that a
+    lookup cannot call the __eq__ of a key the learner planted."""
+    for where, namespace, keys, values in snapshot:
+        if not _all(_map(_is, _map(_type, namespace), _repeat(_str))):
+            return f"{where} (a key that is not a string)"
+        if not _all(_map(_is, _map(namespace.get, keys), values)):
+            for key, value in _zip(keys, values):
+                if namespace.get(key) is not value:
+                    return f"{where}.{key}"
     return None
