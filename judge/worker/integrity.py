@@ -46,9 +46,10 @@ def _watched(value) -> bool:
     return id(kind) in _CODE_KINDS or issubclass(kind, (type, types.ModuleType))
 
 
-def _freeze(namespace) -> tuple[tuple, tuple]:
-    """(keys, values) of the watched bindings of `namespace`."""
-    items = [(key, value) for key, value in namespace.items() if type(key) is str and _watched(value)]
+def _freeze(namespace, everything: bool = False) -> tuple[tuple, tuple]:
+    """(keys, values) of the watched bindings of `namespace` (every binding if `everything`)."""
+    items = [(key, value) for key, value in namespace.items()
+             if type(key) is str and (everything or _watched(value))]
     return tuple(key for key, _ in items), tuple(value for _, value in items)
 
 
@@ -57,15 +58,19 @@ def _is_watched(name: str) -> bool:
 
 
 def take(extra_modules=()) -> tuple:
-    """((where, namespace, keys, values), ...) for the WATCHED modules, `extra_modules`, and their classes."""
+    """((where, namespace, keys, values), ...) for the WATCHED modules, `extra_modules`, and their classes.
+
+    In `extra_modules` (the probes) data is watched too: a probe reads its constants (the operator's
+    namespace, tables of programs) at call time, and nothing there is the probe's to change."""
     modules = {name: module for name, module in list(sys.modules.items())
                if issubclass(type(module), types.ModuleType) and _is_watched(name)}
+    extra = {id(module) for module in extra_modules}
     for module in extra_modules:
         modules[module.__name__] = module
     entries, classes = [], {}
     for name, module in modules.items():
         namespace = _MODULE_DICT(module)
-        keys, values = _freeze(namespace)
+        keys, values = _freeze(namespace, everything=id(module) in extra)
         entries.append((name, namespace, keys, values))
         for value in values:
             if issubclass(type(value), type) and not _FLAGS(value) & _IMMUTABLE_TYPE:

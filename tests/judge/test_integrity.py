@@ -60,6 +60,14 @@ def test_extra_modules_are_watched_outside_sys_modules():
     assert integrity.first_change(snapshot) == "probes.probe"
 
 
+def test_data_of_extra_modules_is_watched():
+    probes = types.ModuleType("probes")
+    exec("NAMESPACE = 'ex100'\n", probes.__dict__)
+    snapshot = integrity.take(extra_modules=(probes,))
+    probes.NAMESPACE = "ex100shadow"
+    assert integrity.first_change(snapshot) == "probes.NAMESPACE"
+
+
 def test_unwatched_torch_internals_are_not_watched():
     import torch._inductor  # noqa: F401 - a part of torch that rebinds its own registries
     assert not integrity._is_watched("torch._inductor.lowering")

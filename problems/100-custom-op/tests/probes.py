@@ -10,6 +10,7 @@ Probes are not secret: reading them shows exactly how your operators are exercis
 """
 
 import re
+import types
 
 import torch
 
@@ -30,7 +31,7 @@ _Tensor = torch.Tensor
 _equal = torch.equal
 # Schemas are read from the dispatcher (judge/worker/observe.py), not from OpOverload._schema, which a
 # submission could overwrite; opcheck's table of tests is snapshotted for the same reason.
-_OPCHECK_TESTS = dict(_optests.ALL_TEST_UTILS)
+_OPCHECK_TESTS = types.MappingProxyType(dict(_optests.ALL_TEST_UTILS))  # read-only: see judge/worker/integrity.py
 _OPCHECK_UTILS = tuple(torch.library._OPCHECK_DEFAULT_UTILS)
 
 

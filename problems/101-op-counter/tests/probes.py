@@ -10,6 +10,7 @@ Probes are not secret: reading them shows exactly how your code is exercised.
 """
 
 import collections
+import types
 from collections.abc import Mapping as _Mapping
 
 import torch
@@ -71,13 +72,13 @@ def inplace_and_views(x):
     return (y, _cat([z, z.neg()]))
 
 
-PROGRAMS = {
+PROGRAMS = types.MappingProxyType({  # read-only: a submission must not swap a program
     "rmsnorm_linear_silu": rmsnorm_linear_silu,
     "mlp": mlp,
     "mlp_backward": mlp_backward,
     "keyword_ops": keyword_ops,
     "inplace_and_views": inplace_and_views,
-}
+})
 
 
 def prepare(inputs, grad=()):

@@ -10,13 +10,15 @@ Probes are not secret: reading them shows exactly how your code is exercised, an
 ``build()`` constructs.
 """
 
+import types
+
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
 from torch._subclasses.fake_tensor import FakeTensor as _FakeTensor
 
 _Tensor = torch.Tensor
-_DTYPES = {"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16}
+_DTYPES = types.MappingProxyType({"float32": torch.float32, "bfloat16": torch.bfloat16, "float16": torch.float16})
 
 
 # ---------------------------------------------------------------- the model families
