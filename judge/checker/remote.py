@@ -7,6 +7,8 @@ from judge.checker.errors import LearnerError, Tampered, WorkerLost
 from judge.checker.replies import ReplyRejected, check_reply
 from judge.textsafe import valid
 
+TAMPERED = "the worker's guard found the judge's own code changed"
+
 
 class ImportFailed(Exception):
     """The learner's file did not import; every case is an error (compile_error)."""
@@ -28,7 +30,7 @@ class Remote:
             self.lost = f"worker ended before reporting its import: {exc}"
             return {"import": "lost", "message": self.lost}
         if type(hello) is dict and "tampered" in hello:
-            self.lost, self.tampered = "the worker's guard found the judge's own code changed", True
+            self.lost, self.tampered = TAMPERED, True
             return {"import": "lost", "message": self.lost}
         if not isinstance(hello, dict) or hello.get("import") not in ("ok", "error"):
             self.lost = "worker sent a malformed import report"
@@ -70,7 +72,7 @@ class Remote:
             if "internal" in reply:
                 raise RuntimeError(f"probe problem: {reply['internal']}")
             if "tampered" in reply:
-                self.lost, self.tampered = "the worker's guard found the judge's own code changed", True
+                self.lost, self.tampered = TAMPERED, True
                 raise Tampered(self.lost)
         self.lost = "worker sent a reply that is not {'ok': ...} or {'raised': ...}"
         raise WorkerLost(self.lost)

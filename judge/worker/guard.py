@@ -12,7 +12,7 @@ or listed) and, on Linux, a seccomp filter (sandbox.seccomp_filter.fence).
   lives with the garbage collector off and is detached before the hook returns.
 - Before a frame leaves, the hook compares the trusted code against a snapshot taken before the import
   (judge.worker.integrity) and checks that no torch mode was left pushed; a change replaces the reply by
-  {"tampered": where}, which the checker turns into a runtime error.
+  {"tampered": True} (what changed goes to stderr), which the checker turns into a runtime error.
 - The hook also refuses what would let learner code reach the hook's own frame or the loop's objects:
   new audit hooks, trace and profile functions, other threads' frames, the garbage collector's object
   lists, ctypes, and replacing the code or defaults of a function the judge trusts. The filter refuses
@@ -30,7 +30,6 @@ import _socket
 import _thread
 import gc
 import os
-import struct
 import sys
 import types
 
@@ -42,12 +41,12 @@ try:
 except ImportError:  # Windows: no rlimits, and no fence to work around
     resource = None
 
+from judge.channel import HEADER
 from judge.worker import integrity
 from sandbox import seccomp_filter
 
 SEND = "judge.worker.send"
 RECV = "judge.worker.recv"
-HEADER = struct.Struct("!Q")
 REFUSED = types.MappingProxyType({
     "sys.addaudithook": "adding audit hooks",
     "sys.settrace": "trace functions",

@@ -34,9 +34,8 @@ WATCHED_MODULES = frozenset({
     "_thread", "threading", "weakref", "_weakref", "abc", "_abc", "contextlib", "enum", "re", "math",
     "warnings", "traceback", "linecache", "inspect", "dataclasses", "itertools", "typing",
     # torch's own entry points
-    "torch", "torch._ops", "torch.library", "torch.serialization",
-                             "torch._weights_only_unpickler", "torch.utils._python_dispatch",
-                             "torch.fx.experimental.symbolic_shapes", "torch._dynamo.testing"})
+    "torch", "torch._ops", "torch.library", "torch.serialization", "torch._weights_only_unpickler",
+    "torch.utils._python_dispatch", "torch.fx.experimental.symbolic_shapes", "torch._dynamo.testing"})
 WATCHED_PACKAGES = ("judge.", "sandbox.", "torch._C.", "torch._library.", "torch.testing.", "torch._subclasses.",
                     "torch.autograd.")
 
