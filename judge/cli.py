@@ -70,10 +70,11 @@ def run_problem(problem_id: str, path: str | None, as_json: bool, public: bool, 
 
 
 def internal_error_report(problem_id: str, public: bool):
+    from judge.catalog import say  # noqa: PLC0415
     from judge.models import Report  # noqa: PLC0415
 
     return Report(problem=str(problem_id), verdict=Verdict.internal_error, score=0, passed=0, total=0,
-                  mode="run" if public else "submit", message="判题系统内部错误（题目文件有问题），请报告给我们").public()
+                  mode="run" if public else "submit", message=say("internal_error.problem")).public()
 
 
 def list_problems(settings: Settings) -> int:

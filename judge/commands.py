@@ -38,6 +38,24 @@ def _doctor(args, settings: Settings) -> int:
     return run_doctor(settings, live=not args.no_live, as_json=args.json)
 
 
+# Modules that add sub-commands of their own: each has register(sub) adding a parser whose handler is
+# handler(args, settings) -> exit status. They must import nothing heavy at module level (--help stays instant).
+EXTENSIONS = ["judge.batch.command", "judge.image.command", "web.command"]
+
+
+def _extensions(sub) -> None:
+    import importlib  # noqa: PLC0415
+
+    for name in EXTENSIONS:
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name is None or not name.startswith(exc.name):
+                raise  # a missing dependency inside an extension is a real error
+            continue  # the extension is not part of this checkout (yet)
+        module.register(sub)
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="judge", description="practice-judge: judge handbook exercises.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -60,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     new.add_argument("id")
     new.add_argument("slug")
     new.set_defaults(handler=_new)
+    _extensions(sub)
     return parser
 
 

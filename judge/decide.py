@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from judge.i18n import Text
 from judge.models import CaseResult, Outcome, Report, RunInfo, Verdict
 from sandbox.base import EXIT_LAYER, JobFacts
 
@@ -71,7 +72,7 @@ def _internal_fault(log: CheckerLog, worker: JobFacts | None) -> str:
 
 def decide(problem_id: str, mode: str, log: CheckerLog, worker: JobFacts | None, limits: dict) -> Report:
     cases = [log.finished.get(c["id"]) or CaseResult(name=c["name"], hidden=c["hidden"], outcome=Outcome.error,
-                                                        message="这个测试没有报告结果")
+                                                        message=Text.same("这个测试没有报告结果"))
              for c in log.collected]
     lost = any(c.outcome == Outcome.error for c in cases) and log.import_error is None
     fault = _internal_fault(log, worker)
@@ -89,7 +90,7 @@ def decide(problem_id: str, mode: str, log: CheckerLog, worker: JobFacts | None,
     detail = f"{fault}\n{log.checker_output[-3000:]}" if fault else ""
     return Report(problem=problem_id, verdict=verdict, mode=mode, cases=cases, passed=passed, total=len(cases),
                   score=round(passed / len(cases), 4) if cases else 0.0,
-                  message=_summary(verdict, mode, log, worker, limits), detail=detail, run=worker or RunInfo())
+                  message=Text.same(_summary(verdict, mode, log, worker, limits)), detail=detail, run=worker or RunInfo())
 
 
 def _summary(verdict: Verdict, mode: str, log: CheckerLog, worker: JobFacts | None, limits: dict) -> str:

@@ -7,10 +7,10 @@ import socket
 import tempfile
 import time
 from pathlib import Path
-from typing import Callable
 
 from judge.checker.events import read_events
 from judge.decide import CheckerLog, decide
+from judge.events import CaseFinished, Collected, Done, EventSink
 from judge.models import CaseResult, Report
 from judge.problems import Problem
 from judge.settings import Settings
@@ -21,7 +21,7 @@ CHECKER_GRACE_S = 30  # the checker outlives the worker's limit by this much to 
 
 
 def grade_once(problem: Problem, source: str, mode: str, worker_zygote: Zygote, checker_zygote: Zygote,
-               display_name: str, settings: Settings, on_event: Callable[[dict], None] | None) -> Report:
+               display_name: str, settings: Settings, on_event: EventSink | None) -> Report:
     emit = on_event or (lambda event: None)
     limits = problem.meta.limits
     scratch = Path(tempfile.mkdtemp(prefix="pj-"))
@@ -61,7 +61,7 @@ def grade_once(problem: Problem, source: str, mode: str, worker_zygote: Zygote, 
         shutil.rmtree(scratch, ignore_errors=True)
     report = decide(problem.id, mode, log, worker_facts,
                     {"memory": limits.memory_mib, "wall": limits.wall_s, "output": limits.output_kib})
-    emit({"type": "done", "verdict": report.verdict.value})
+    emit(Done(verdict=report.verdict))
     return report
 
 
@@ -77,27 +77,25 @@ def _kill_and_wait(job):
     return job.wait()
 
 
-def _relay(sock: socket.socket, emit: Callable[[dict], None]) -> CheckerLog:
+def _relay(sock: socket.socket, emit: EventSink) -> CheckerLog:
     """Read checker events into a log, passing learner-safe ones on to the caller."""
     log, hidden_no = CheckerLog(), 0
     for event in read_events(sock):
         kind = event.get("type")
         if kind == "collected":
             log.collected = event["cases"]
-            emit({"type": "collected", "total": len(log.collected)})
+            emit(Collected(total=len(log.collected)))
         elif kind == "import_error":
             log.import_error, log.import_message = event["error"], event["message"]
         elif kind == "collect_error":
             log.collect_errors.append(event["detail"])
         elif kind == "case_finished":
             case = CaseResult(name=event["name"], hidden=event["hidden"], outcome=event["outcome"],
-                              message=event["message"], detail=event["detail"], duration_s=event["duration_s"])
+                              message=event["message"], hint=event.get("hint") or {}, detail=event["detail"],
+                              duration_s=event["duration_s"])
             log.finished[event["id"]] = case
             hidden_no += case.hidden
-            shown = f"hidden {hidden_no}" if case.hidden else case.name
-            emit({"type": "case_finished", "index": len(log.finished), "total": len(log.collected),
-                  "name": shown, "hidden": case.hidden, "outcome": case.outcome.value,
-                  "message": "" if case.hidden else case.message, "duration_s": case.duration_s})
+            emit(CaseFinished.of(case, len(log.finished), len(log.collected), hidden_no))
         elif kind == "finished":
             log.exit_code = event["exit_code"]
     return log

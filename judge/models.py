@@ -8,7 +8,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judge.i18n import Lang, Text
 from sandbox.base import JobFacts
+
+# Each line of what the learner's code printed is shown behind this mark, so no printed line can pass
+# for one of the judge's own (a spoofed "结果: accepted" line).
+OUTPUT_MARK = "│ "
 
 
 class Strict(BaseModel):
@@ -79,9 +84,17 @@ class CaseResult(BaseModel):
     name: str = Field(description="Readable test id, e.g. test_kv_write_in_place[float32].")
     outcome: Outcome
     hidden: bool = False
-    message: str = Field("", description="Short learner-facing explanation of a failure.")
+    message: Text = Field(default_factory=Text, description="Short learner-facing explanation of a failure.")
+    hint: Text = Field(default_factory=Text, description="Author-written, static: what the case checks (never its inputs).")
     detail: str = Field("", description="Longer text for instructors (assertion, traceback tail).")
     duration_s: float = 0.0
+
+
+class Fault(BaseModel):
+    """A fault of the judge itself (not of the submission), structured so batch grading can retry it."""
+
+    what: str = Field(description="Which part failed: 'sandbox', 'checker', 'problem', 'judge', ...")
+    retryable: bool = Field(description="True when judging the same submission again may succeed.")
 
 
 # Facts the sandbox observed about the learner's worker (exit, signal, limits hit, wall time, peak
@@ -97,31 +110,45 @@ class Report(BaseModel):
     passed: int
     total: int
     mode: Literal["submit", "run"] = "submit"
-    message: str = Field("", description="One-line learner-facing summary: compile error location, limit hit.")
+    message: Text = Field(default_factory=Text, description="One-line learner-facing summary: compile error location, limit hit.")
     detail: str = Field("", description="For instructors and logs: the internal fault or checker output, if any.")
+    fault: Fault | None = Field(None, description="Set when the verdict is internal_error: what failed, retryable or not.")
     cases: list[CaseResult] = Field(default_factory=list)
     run: RunInfo = Field(default_factory=RunInfo)
     versions: dict[str, str] = Field(default_factory=dict)
+    problem_digest: str = Field("", description="Hash of the problem's tests, probes and metadata that judged this.")
     judged_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
     duration_s: float = 0.0
 
-    def public(self) -> "PublicReport":
-        """What a learner may see: hidden cases keep only their outcome, the sandbox keeps its secrets."""
+    def public(self, lang: Lang = "zh") -> "PublicReport":
+        """What a learner may see, in one language: hidden cases keep their outcome and static hint only."""
         cases, hidden_no = [], 0
         for case in self.cases:
             if case.hidden:
                 hidden_no += 1
-                # No duration either: the submission controls it, so it could carry hidden inputs out.
-                cases.append(PublicCase(name=f"hidden {hidden_no}", outcome=case.outcome, hidden=True,
-                                        message="", duration_s=0.0))
+                cases.append(public_hidden_case(hidden_no, case, lang))
             else:
                 cases.append(PublicCase(name=case.name, outcome=case.outcome, hidden=False,
-                                        message=case.message, duration_s=round(case.duration_s, 3)))
+                                        message=case.message.get(lang), hint=case.hint.get(lang),
+                                        duration_s=round(case.duration_s, 3)))
         return PublicReport(problem=self.problem, verdict=self.verdict, score=self.score, passed=self.passed,
-                            total=self.total, mode=self.mode, message=self.message, cases=cases,
+                            total=self.total, mode=self.mode, lang=lang, message=self.message.get(lang), cases=cases,
                             # Output printed during hidden tests could reveal their inputs: show it for "run" only.
-                            output=self.run.output_tail if self.mode == "run" else "", duration_s=round(self.duration_s, 3),
-                            versions=self.versions, judged_at=self.judged_at)
+                            output=fence_output(self.run.output_tail) if self.mode == "run" else "",
+                            duration_s=round(self.duration_s, 3), versions=self.versions, judged_at=self.judged_at)
+
+
+def public_hidden_case(number: int, case: CaseResult, lang: Lang) -> "PublicCase":
+    """A hidden case as a learner sees it: a generic name, its outcome and the author's static hint.
+
+    No message and no duration: the submission controls both, so either could carry hidden inputs out."""
+    return PublicCase(name=f"hidden {number}", outcome=case.outcome, hidden=True, message="",
+                      hint=case.hint.get(lang), duration_s=0.0)
+
+
+def fence_output(text: str) -> str:
+    """Every line the learner's code printed, behind OUTPUT_MARK."""
+    return "".join(OUTPUT_MARK + line for line in text.splitlines(keepends=True)) if text else ""
 
 
 class PublicCase(BaseModel):
@@ -129,6 +156,7 @@ class PublicCase(BaseModel):
     outcome: Outcome
     hidden: bool
     message: str
+    hint: str = Field("", description="What the case checks, written by the exercise's author; set on hidden cases.")
     duration_s: float
 
 
@@ -141,6 +169,7 @@ class PublicReport(BaseModel):
     passed: int
     total: int
     mode: Literal["submit", "run"]
+    lang: Lang = "zh"
     message: str
     cases: list[PublicCase]
     output: str = Field("", description="Tail of what the learner's code printed.")

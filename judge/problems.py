@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import re
 import tomllib
 from dataclasses import dataclass
@@ -43,6 +44,16 @@ class Problem:
     @property
     def reference_path(self) -> Path:
         return self.root / "solutions" / "reference.py"
+
+    @cached_property
+    def digest(self) -> str:
+        """sha256 over problem.toml and every file under tests/: what a cached verdict depends on."""
+        files = [self.root / "problem.toml", *sorted(p for p in self.tests_dir.rglob("*")
+                                                    if p.is_file() and "__pycache__" not in p.parts)]
+        h = hashlib.sha256()
+        for path in files:
+            h.update(path.relative_to(self.root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+        return h.hexdigest()
 
     def test_files(self, mode: str) -> list[Path]:
         names = ["test_public.py"] if mode == "run" else ["test_public.py", "test_hidden.py"]

@@ -30,13 +30,13 @@ class LiveMarks:
         self.open_line = False
 
     def __call__(self, event: dict) -> None:
-        if event["type"] == "collected":
-            self.console.print(f"运行 {event['total']} 个测试 ", end="")
+        if event.type == "collected":
+            self.console.print(f"运行 {event.total} 个测试 ", end="")
             self.open_line = True
-        elif event["type"] == "case_finished":
-            mark, style = MARKS[event["outcome"]]
+        elif event.type == "case_finished":
+            mark, style = MARKS[event.outcome.value]
             self.console.print(Text(mark, style=style), end="")
-        elif event["type"] == "done" and self.open_line:
+        elif event.type == "done" and self.open_line:
             self.console.print()
             self.open_line = False
 

@@ -6,12 +6,13 @@ import platform
 from importlib import metadata
 import threading
 import time
-from typing import Callable
 
 
+from judge.catalog import say
 from judge.errors import JudgeError
+from judge.events import EventSink
 from judge.grading import grade_once
-from judge.models import Report, Verdict
+from judge.models import Fault, Report, Verdict
 from judge.problems import Problem, ProblemSet
 from judge.settings import Settings
 from judge.source import check_source
@@ -43,7 +44,7 @@ class Judge:
         return self.problem_set.get(problem_id)
 
     def grade(self, problem_id: str, source_code: str | bytes, mode: str = "submit",
-              on_event: Callable[[dict], None] | None = None, display_name: str | None = None) -> Report:
+              on_event: EventSink | None = None, display_name: str | None = None) -> Report:
         """Judge one submission. Learner mistakes become verdicts; only bad requests raise JudgeError."""
         if mode not in ("submit", "run"):
             raise JudgeError(f"mode must be 'submit' or 'run', not {mode!r}")
@@ -58,11 +59,12 @@ class Judge:
             raise
         except Exception as exc:  # noqa: BLE001 - any judge fault becomes an internal_error report, never a crash
             report = Report(problem=problem.id, verdict=Verdict.internal_error, score=0, passed=0, total=0,
-                            mode=mode, message="判题系统内部错误（不是你的代码的问题），请重试或报告给我们",
-                            detail=f"{type(exc).__name__}: {exc}")
+                            mode=mode, message=say("internal_error"), detail=f"{type(exc).__name__}: {exc}",
+                            fault=Fault(what="judge", retryable=True))
             self._discard_zygotes()
         report.duration_s = round(time.monotonic() - started, 3)
         report.versions = self.versions()
+        report.problem_digest = problem.digest
         return report
 
     def versions(self) -> dict[str, str]:

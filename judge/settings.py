@@ -6,6 +6,8 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from judge.i18n import Lang
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -17,5 +19,6 @@ class Settings(BaseSettings):
     max_source_bytes: int = Field(1024 * 1024, description="Hard cap on any submitted file, before per-problem limits.")
     worker_threads: int = Field(1, ge=1, description="torch threads inside each worker.")
     zygotes: bool = Field(True, description="Fork checkers and workers from warm parents (False: spawn fresh).")
+    lang: Lang = Field("zh", description="Language of everything a learner reads: 'zh' (the handbook's) or 'en'.")
     isolation: Literal["auto", "none"] = Field(
         "auto", description="'auto': every isolation layer the host offers; 'none': only resource limits (debugging).")

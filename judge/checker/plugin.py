@@ -8,6 +8,7 @@ from judge.checker.errors import LearnerError, WorkerLost
 from judge.checker.events import EventWriter
 from judge.checker.messages import case_message, import_failure, learner_failure
 from judge.checker.remote import ImportFailed, Remote
+from judge.feedback import as_text
 from judge.models import ProblemMeta
 
 HIDDEN_FILE = "test_hidden.py"
@@ -17,6 +18,7 @@ class CaseState:
     def __init__(self, name: str, hidden: bool):
         self.name, self.hidden = name, hidden
         self.outcome, self.message, self.detail, self.duration = "passed", "", "", 0.0
+        self.hint: dict = {}
 
 
 class JudgePlugin:
@@ -51,7 +53,10 @@ class JudgePlugin:
 
     def pytest_collection_finish(self, session):
         for item in session.items:
-            self.cases[item.nodeid] = CaseState(item.name, item.path.name == HIDDEN_FILE)
+            case = self.cases[item.nodeid] = CaseState(item.name, item.path.name == HIDDEN_FILE)
+            marker = item.get_closest_marker("hint")  # @pytest.mark.hint(zh, en): static, from the problem folder
+            if marker is not None and len(marker.args) == 2:
+                case.hint = {"zh": str(marker.args[0]), "en": str(marker.args[1])}
         self.events.send({"type": "collected",
                           "cases": [{"id": nodeid, "name": c.name, "hidden": c.hidden}
                                     for nodeid, c in self.cases.items()]})
@@ -87,5 +92,6 @@ class JudgePlugin:
     def pytest_runtest_logfinish(self, nodeid, location):
         case = self.cases[nodeid]
         self.events.send({"type": "case_finished", "id": nodeid, "name": case.name, "hidden": case.hidden,
-                          "outcome": case.outcome, "message": case.message, "detail": case.detail,
+                          "outcome": case.outcome, "message": as_text(case.message).model_dump(), "hint": case.hint,
+                          "detail": case.detail,
                           "duration_s": round(case.duration, 4)})

@@ -42,7 +42,7 @@ def test_import_error_is_compile_error_and_reports_every_case():
     log.import_error, log.import_message = {"type": "SyntaxError"}, "你的文件没能导入"
     report = decide("1", "submit", log, clean(), LIMITS)
     assert report.verdict == Verdict.compile_error
-    assert report.total == 2 and report.message == "你的文件没能导入"
+    assert report.total == 2 and report.message.zh == "你的文件没能导入"
 
 
 @pytest.mark.parametrize("flag,verdict", [
@@ -63,13 +63,13 @@ def test_memory_outranks_time_and_output():
 def test_worker_lost_without_a_limit_is_runtime_error():
     report = decide("1", "run", log_with("passed", "error"), JobFacts(exit_code=0), LIMITS)
     assert report.verdict == Verdict.runtime_error
-    assert "退出码 0" in report.message
+    assert "退出码 0" in report.message.zh
 
 
 def test_exit_status_is_not_shown_when_hidden_tests_ran():
     """The submission chooses its exit status; with hidden tests it could carry hidden inputs out."""
     report = decide("1", "submit", log_with("passed", "error", hidden=(1,)), JobFacts(exit_code=57), LIMITS)
-    assert report.verdict == Verdict.runtime_error and "57" not in report.message
+    assert report.verdict == Verdict.runtime_error and "57" not in report.message.zh
 
 
 def test_missing_case_report_is_internal_error_not_accepted():

@@ -28,33 +28,33 @@ def test_run_mode_runs_only_public_tests(fixture_judge):
 def test_events_stream_every_case_without_hidden_names(fixture_judge):
     events = []
     grade(fixture_judge, GOOD, on_event=events.append)
-    finished = [e for e in events if e["type"] == "case_finished"]
-    assert [e["type"] for e in events][0] == "collected" and events[-1]["type"] == "done"
-    assert [e["name"] for e in finished] == ["test_add[small]", "test_add[big]", "hidden 1"]
+    finished = [e for e in events if e.type == "case_finished"]
+    assert events[0].type == "collected" and events[-1].type == "done"
+    assert [e.name for e in finished] == ["test_add[small]", "test_add[big]", "hidden 1"]
 
 
 def test_wrong_value_is_wrong_answer_with_the_tests_message(fixture_judge):
     report = grade(fixture_judge, "def add(a, b):\n    return a - b\n")
     assert report.verdict == Verdict.wrong_answer
-    assert report.cases[0].message == "add 结果不对"
+    assert report.cases[0].message.zh == "add 结果不对"
 
 
 def test_exception_in_learner_code_names_the_line(fixture_judge):
     report = grade(fixture_judge, "def add(a, b):\n\n    return a / 0 + undefined\n")
     assert report.verdict == Verdict.wrong_answer
-    assert "NameError" in report.cases[0].message and "第 3 行" in report.cases[0].message
+    assert "NameError" in report.cases[0].message.zh and "第 3 行" in report.cases[0].message.zh
 
 
 def test_syntax_error_is_compile_error_with_file_and_line(fixture_judge):
     report = grade(fixture_judge, "def add(a, b)\n    return a + b\n", display_name="mine.py")
     assert report.verdict == Verdict.compile_error
-    assert "mine.py 第 1 行" in report.message
+    assert "mine.py 第 1 行" in report.message.zh
     assert all(c.outcome == Outcome.error for c in report.cases) and report.total == 3
 
 
 def test_import_error_is_compile_error(fixture_judge):
     report = grade(fixture_judge, "import no_such_module_here\n")
-    assert report.verdict == Verdict.compile_error and "ModuleNotFoundError" in report.message
+    assert report.verdict == Verdict.compile_error and "ModuleNotFoundError" in report.message.zh
 
 
 def test_exit_at_import_is_runtime_error(fixture_judge):
@@ -93,7 +93,7 @@ def test_patching_torch_comparisons_is_found_by_the_workers_guard(fixture_judge)
               "def add(a, b):\n    return a - b\n")
     report = grade(fixture_judge, source)
     assert report.verdict == Verdict.runtime_error
-    assert all("改动了判题程序所依赖的代码" in case.message for case in report.cases)
+    assert all("改动了判题程序所依赖的代码" in case.message.zh for case in report.cases)
 
 
 def test_a_wrong_answer_with_data_changes_in_torch_stays_wrong_answer(fixture_judge):

@@ -28,10 +28,10 @@ def test_public_case_keeps_name_and_message():
 
 def test_output_shown_only_for_public_runs():
     assert report("submit").public().output == ""
-    assert report("run").public().output == "debug print of secret input"
+    assert report("run").public().output == "│ debug print of secret input"
 
 
 def test_public_report_has_the_cli_contract_keys():
     data = report().public().model_dump(mode="json")
     assert {"problem", "verdict", "score", "passed", "total", "cases"} <= set(data)
-    assert set(data["cases"][0]) == {"name", "outcome", "hidden", "message", "duration_s"}
+    assert set(data["cases"][0]) == {"name", "outcome", "hidden", "message", "hint", "duration_s"}
