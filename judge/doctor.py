@@ -5,18 +5,11 @@ from __future__ import annotations
 import json
 import platform
 import sys
-from importlib import metadata
 
 from judge.settings import Settings
+from judge.versions import installed_version
 
 CHECK_TIMEOUT_S = 60
-
-
-def _version(distribution: str) -> str:
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return "not installed"
 
 
 def _print_table(rows: list[tuple[str, str]]) -> None:
@@ -30,9 +23,9 @@ def _live_check(settings: Settings) -> tuple[list[tuple[str, str]], dict[str, st
 
     Returns what the job saw from the inside and the layers the zygote reported for it.
     """
-    from sandbox import JobSpec, Zygote  # noqa: PLC0415
+    from sandbox import JobSpec, ZygoteClient  # noqa: PLC0415
 
-    zygote = Zygote([], "doctor-zygote").start()
+    zygote = ZygoteClient([], "doctor-zygote").start()
     try:
         zygote.wait_ready(CHECK_TIMEOUT_S)
         secret = [str(settings.problems_dir)]
@@ -56,8 +49,8 @@ def run_doctor(settings: Settings, live: bool = True, as_json: bool = False) -> 
     from sandbox import host, layers  # noqa: PLC0415
     from sandbox.base import JobSpec  # noqa: PLC0415
 
-    versions = {"python": f"{platform.python_version()} ({sys.executable})", "torch": _version("torch"),
-                "judge": _version("practice-judge"), "pyseccomp": _version("pyseccomp"),
+    versions = {"python": f"{platform.python_version()} ({sys.executable})", "torch": installed_version("torch", "not installed"),
+                "judge": installed_version("practice-judge", "not installed"), "pyseccomp": installed_version("pyseccomp", "not installed"),
                 "platform": f"{platform.system()} {platform.release()} {platform.machine()}"}
     inside, plan = _live_check(settings) if live else ([], {})
     # The zygote's own report is the truth; probing here (another process) is the fallback.

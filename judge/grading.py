@@ -14,13 +14,13 @@ from judge.events import CaseFinished, Collected, Done, EventSink
 from judge.models import CaseResult, Report
 from judge.problems import Problem
 from judge.settings import Settings
-from sandbox import JobSpec, Zygote
+from sandbox import JobSpec, ZygoteClient
 from sandbox.host import LAYERS
 
 CHECKER_GRACE_S = 30  # the checker outlives the worker's limit by this much to report every case
 
 
-def grade_once(problem: Problem, source: str, mode: str, worker_zygote: Zygote, checker_zygote: Zygote,
+def grade_once(problem: Problem, source: str, mode: str, worker_zygote: ZygoteClient, checker_zygote: ZygoteClient,
                display_name: str, settings: Settings, on_event: EventSink | None) -> Report:
     emit = on_event or (lambda event: None)
     limits = problem.meta.limits

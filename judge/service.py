@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import platform
-from importlib import metadata
 import threading
 import time
 
@@ -15,8 +13,9 @@ from judge.grading import grade_once
 from judge.models import Fault, Report, Verdict
 from judge.problems import Problem, ProblemSet
 from judge.settings import Settings
+from judge.versions import judge_versions
 from judge.source import check_source
-from sandbox import Zygote
+from sandbox import ZygoteClient
 from sandbox.client import fork_unsafe
 
 # What the problems' probes import (torch's testing and tracing helpers): trusted torch code, imported
@@ -34,7 +33,7 @@ class Judge:
     def __init__(self, settings: Settings | None = None):
         self.settings = settings or Settings()
         self.problem_set = ProblemSet(self.settings.problems_dir)
-        self._zygotes: tuple[Zygote, Zygote] | None = None
+        self._zygotes: tuple[ZygoteClient, ZygoteClient] | None = None
         self._lock = threading.Lock()
 
     def problems(self) -> list[Problem]:
@@ -68,15 +67,15 @@ class Judge:
         return report
 
     def versions(self) -> dict[str, str]:
-        return {"python": platform.python_version(), "torch": _version("torch"), "judge": _version("practice-judge")}
+        return judge_versions()
 
-    def _warm(self) -> tuple[Zygote, Zygote]:
+    def _warm(self) -> tuple[ZygoteClient, ZygoteClient]:
         with self._lock:
             if self._zygotes is None or not all(z.alive for z in self._zygotes):
                 self._discard_zygotes()
                 spawn = not self.settings.zygotes or fork_unsafe()  # spawn: no warm parent, a fresh process per job
-                zygotes = (Zygote(WORKER_PRELOAD, "worker-zygote", spawn).start(),
-                           Zygote(CHECKER_PRELOAD, "checker-zygote", spawn).start())
+                zygotes = (ZygoteClient(WORKER_PRELOAD, "worker-zygote", spawn).start(),
+                           ZygoteClient(CHECKER_PRELOAD, "checker-zygote", spawn).start())
                 for zygote in zygotes:  # both import torch at once, on separate cores
                     zygote.wait_ready()
                 self._zygotes = zygotes
@@ -99,9 +98,3 @@ class Judge:
         self.close()
 
 
-def _version(distribution: str) -> str:
-    """Installed version without importing the package (importing torch here would cost seconds)."""
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return "dev"

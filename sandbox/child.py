@@ -58,7 +58,7 @@ def run(spec: JobSpec, fds: list[int], out_fd: int | None, plan: dict[str, str],
             importlib.import_module(name)
         module, func = spec.target.split(":")
         target = getattr(importlib.import_module(module), func)  # trusted code: imported before isolation
-        report = layers.Report(report_fd, spec, plan)
+        report = layers.LayerReport(report_fd, spec, plan)
         scratch = layers.enter(spec, plan, group, fds, report)
         report.send(setup_s=round(time.monotonic() - started, 4))
         job_env(spec, scratch, plan)

@@ -31,7 +31,7 @@ class ZygoteDied(RuntimeError):
 class Job:
     """One job's process (forked or spawned): its pid once started, its facts once it has ended."""
 
-    def __init__(self, zygote: "Zygote", job_id: int):
+    def __init__(self, zygote: "ZygoteClient", job_id: int):
         self._zygote = zygote
         self.id = job_id
         self.pid: int | None = None
@@ -55,7 +55,7 @@ class Job:
         self._zygote._send({"op": "kill", "job": self.id})
 
 
-class Zygote:
+class ZygoteClient:
     """A warm parent process with the given modules imported, shared by many concurrent jobs.
 
     spawn=True (forced where fork_unsafe()): the parent imports nothing heavy and starts a fresh
@@ -74,7 +74,7 @@ class Zygote:
         self._proc: subprocess.Popen | None = None
         self._reader: threading.Thread | None = None
 
-    def start(self) -> "Zygote":
+    def start(self) -> "ZygoteClient":
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         env = {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
         env.update(PYTHONPATH=str(PACKAGE_ROOT), PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1",

@@ -67,7 +67,7 @@ def release(group: JobGroup | None) -> None:
         host_mod.current().groups.release(group)
 
 
-class Report:
+class LayerReport:
     """What the child tells the zygote about its layers, on a pipe closed before the target runs."""
 
     def __init__(self, fd: int, spec: JobSpec, planned: dict[str, str]):
@@ -96,7 +96,7 @@ class Report:
             self.fd = -1
 
 
-def enter(spec: JobSpec, planned: dict[str, str], group: JobGroup | None, fds: list[int], report: Report) -> str | None:
+def enter(spec: JobSpec, planned: dict[str, str], group: JobGroup | None, fds: list[int], report: LayerReport) -> str | None:
     """Apply the planned layers in the current (child) process; returns the job's scratch folder."""
     if os.getsid(0) != os.getpid():  # a spawned job was started in its own session already
         os.setsid()  # own process group: the zygote kills the whole group at the end

@@ -61,7 +61,7 @@ def _kill_quietly(pid: int) -> None:
         pass
 
 
-class Zygote:
+class ZygoteServer:
     def __init__(self, control: socket.socket, spawn: bool = False, preload: list[str] = ()):
         self.control = control
         self.spawn, self.preload = spawn, list(preload)  # preload: imported by each spawned job, cold
@@ -253,7 +253,7 @@ def main() -> None:
             importlib.import_module(name)
         gc.freeze()  # keep the warm heap shared with children: gc would otherwise touch every page
     try:
-        Zygote(control, args.spawn, preload).serve()
+        ZygoteServer(control, args.spawn, preload).serve()
     except OSError as exc:
         if exc.errno not in (errno.EPIPE, errno.ECONNRESET):
             raise

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from sandbox import JobSpec, Zygote
+from sandbox import JobSpec, ZygoteClient
 from sandbox import layers as sandbox_layers
 
 
 @pytest.fixture(scope="session")
 def zygote():
-    z = Zygote([], "test-zygote").start()
+    z = ZygoteClient([], "test-zygote").start()
     z.wait_ready(60)
     yield z
     z.close()

@@ -19,8 +19,8 @@ RESTRICTED = textwrap.dedent("""
     for name in ("unshare", "mount", "mount_setattr", "landlock_create_ruleset"):
         flt.add_rule(sc.ERRNO(errno.EPERM), name)
     flt.load()
-    from sandbox import JobSpec, Zygote
-    z = Zygote([], "restricted").start(); z.wait_ready(60)
+    from sandbox import JobSpec, ZygoteClient
+    z = ZygoteClient([], "restricted").start(); z.wait_ready(60)
     facts = z.run(JobSpec(target="tests.sandbox.targets:identity", isolate=True, workdir=tempfile.mkdtemp(),
                           memory_bytes=256 << 20)).wait(60)
     z.close()

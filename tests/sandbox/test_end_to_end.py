@@ -9,7 +9,7 @@ import pytest
 
 from judge import Judge
 from judge.settings import Settings
-from sandbox import JobSpec, Zygote
+from sandbox import JobSpec, ZygoteClient
 from sandbox.paths import REPO_ROOT
 from tests.sandbox.support import result
 
@@ -51,7 +51,7 @@ TINY = {
 
 @pytest.fixture(scope="module")
 def torch_zygote():
-    z = Zygote(["torch", "torch._dynamo"], "test-torch-zygote").start()
+    z = ZygoteClient(["torch", "torch._dynamo"], "test-torch-zygote").start()
     z.wait_ready(300)
     yield z
     z.close()

@@ -270,10 +270,10 @@ def test_concurrent_jobs(zygote):
 
 
 def test_jobs_die_with_their_zygote(plan):
-    from sandbox import JobSpec, Zygote
+    from sandbox import JobSpec, ZygoteClient
 
     need(plan, "pid")
-    z = Zygote([], "doomed-zygote").start()
+    z = ZygoteClient([], "doomed-zygote").start()
     z.wait_ready(60)
     ours, theirs = socket.socketpair()
     z.run(JobSpec(target="tests.sandbox.targets:detach", payload={"hang": True}, isolate=True, wall_s=60),

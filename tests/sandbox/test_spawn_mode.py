@@ -11,7 +11,7 @@ import pytest
 from judge import Judge
 from judge.models import Verdict
 from judge.settings import Settings
-from sandbox import JobSpec, Zygote
+from sandbox import JobSpec, ZygoteClient
 from sandbox.reaper import NO_PIDFD_ENV
 from tests.conftest import FIXTURE_PROBLEMS
 from tests.sandbox.support import result
@@ -28,8 +28,8 @@ CASES = {
 FACTS = ("exit_code", "signal", "timed_out", "memory_exceeded", "output_exceeded", "layers", "sandbox_error")
 
 
-def _zygote(spawn: bool, name: str) -> Zygote:
-    z = Zygote([], name, spawn=spawn).start()
+def _zygote(spawn: bool, name: str) -> ZygoteClient:
+    z = ZygoteClient([], name, spawn=spawn).start()
     z.wait_ready(60)
     return z
 
@@ -41,7 +41,7 @@ def spawn_zygote():
     z.close()
 
 
-def _facts(zygote: Zygote, target: str, payload: dict, **fields):
+def _facts(zygote: ZygoteClient, target: str, payload: dict, **fields):
     fields.setdefault("wall_s", 20)
     fields.setdefault("memory_bytes", 256 << 20)
     spec = JobSpec(target=f"tests.sandbox.targets:{target}", isolate=True, payload=payload, **fields)
@@ -76,9 +76,9 @@ def test_spawned_job_sees_what_a_forked_job_sees(zygote, spawn_zygote):
 
 
 def test_spawn_mode_is_forced_where_fork_is_unsafe(monkeypatch):
-    assert not Zygote([], "z").spawn
+    assert not ZygoteClient([], "z").spawn
     monkeypatch.setattr(sys, "platform", "darwin")
-    assert Zygote([], "z").spawn
+    assert ZygoteClient([], "z").spawn
 
 
 @pytest.mark.skipif(not hasattr(os, "pidfd_open"), reason="the SIGCHLD path is the only one here")
