@@ -117,6 +117,9 @@ class Report(BaseModel):
     run: RunInfo = Field(default_factory=RunInfo)
     versions: dict[str, str] = Field(default_factory=dict)
     problem_digest: str = Field("", description="Hash of the problem's tests, probes and metadata that judged this.")
+    flags: list[str] = Field(default_factory=list, description="For instructors: source constructs a human should look "
+                             "at (frame walking, gc, ctypes, ...), tampering. Never changes the verdict; never public.")
+    tiers: dict[str, str] = Field(default_factory=dict, description="Tier name ('cpu', 'gpu') -> 'ran' or 'skipped'.")
     judged_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
     duration_s: float = 0.0
 
