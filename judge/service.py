@@ -9,6 +9,7 @@ import time
 from judge.catalog import say
 from judge.errors import JudgeError
 from judge.events import EventSink
+from judge.flags import report_flags
 from judge.grading import grade_once
 from judge.models import Fault, Report, Verdict
 from judge.problems import Problem, ProblemSet
@@ -64,6 +65,7 @@ class Judge:
         report.duration_s = round(time.monotonic() - started, 3)
         report.versions = self.versions()
         report.problem_digest = problem.digest
+        report.flags = report_flags(source, report)  # for instructors: constructs to look at, tampering
         return report
 
     def versions(self) -> dict[str, str]:
