@@ -1,0 +1,73 @@
+"""Per-request plumbing: the anonymous learner cookie, security headers, and a cap on request bodies."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from http.cookies import SimpleCookie
+
+LEARNER_COOKIE = "practice_learner"
+LANG_COOKIE = "practice_lang"  # set by the page's zh/en switch (readable by the page's script)
+CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+       "font-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+# FastAPI's /docs loads Swagger UI from a CDN; that page alone may (it is not part of the offline page).
+DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+            "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; img-src 'self' data: https://fastapi.tiangolo.com")
+YEAR = 365 * 24 * 3600
+
+
+def cookies(scope) -> dict[str, str]:
+    jar = SimpleCookie()
+    for name, value in scope.get("headers", ()):
+        if name == b"cookie":
+            try:
+                jar.load(value.decode("latin-1"))
+            except Exception:  # noqa: BLE001 - a malformed cookie header is ignored, never a 500
+                pass
+    return {key: morsel.value for key, morsel in jar.items()}
+
+
+class WebMiddleware:
+    def __init__(self, app, max_body: int):
+        self.app, self.max_body = app, max_body
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        jar = cookies(scope)
+        learner = jar.get(LEARNER_COOKIE, "")
+        fresh = not (16 <= len(learner) <= 64 and learner.replace("-", "").replace("_", "").isalnum())
+        if fresh:
+            learner = secrets.token_urlsafe(24)
+        scope.setdefault("state", {})["learner"] = learner
+        scope["state"]["lang_cookie"] = jar.get(LANG_COOKIE)
+        if self._too_large(scope):
+            return await self._reject(send, 413, f"the request body is over {self.max_body} bytes")
+        docs = scope["path"] in ("/docs", "/redoc")
+
+        async def send_with_headers(message):
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                headers += [(b"content-security-policy", (DOCS_CSP if docs else CSP).encode()),
+                            (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
+                            (b"x-frame-options", b"DENY")]
+                if fresh:
+                    headers.append((b"set-cookie", f"{LEARNER_COOKIE}={learner}; Path=/; Max-Age={YEAR}; "
+                                                   "HttpOnly; SameSite=Lax".encode()))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+    def _too_large(self, scope) -> bool:
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length":
+                return not value.isdigit() or int(value) > self.max_body
+        return False
+
+    async def _reject(self, send, status: int, detail: str) -> None:
+        body = json.dumps({"detail": detail}).encode()
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+                                (b"x-content-type-options", b"nosniff")]})
+        await send({"type": "http.response.body", "body": body})

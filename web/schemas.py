@@ -1,0 +1,74 @@
+"""Request and response bodies of the JSON API (the contract; OpenAPI at /docs)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from judge.models import Limits, PublicReport, Titles
+
+
+class ProblemSummary(BaseModel):
+    id: str
+    title: Titles
+    difficulty: str
+    chapter: str
+    device: str
+    tags: list[str]
+
+
+class Statement(BaseModel):
+    markdown: str
+    html: str = Field(description="Rendered from the markdown, code highlighted with Pygments (classes of /pygments.css).")
+
+
+class ProblemDetail(ProblemSummary):
+    statement: dict[Literal["zh", "en"], Statement]
+    starter: str = Field(description="The starter code the editor begins with.")
+    solution_file: str
+    limits: Limits
+    public_tests: str = Field(description="Source of tests/test_public.py (what Run executes).")
+    probes: str = Field(description="Source of tests/probes.py: what the tests call in your code (not secret).")
+
+
+class SubmissionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    problem_id: str = Field(max_length=16)
+    code: str
+    mode: Literal["run", "submit"]
+
+
+class Accepted(BaseModel):
+    id: str = Field(description="Unguessable; whoever holds it may read the submission and its events.")
+    status: Literal["queued", "running", "done"]
+
+
+class SubmissionOut(BaseModel):
+    id: str
+    problem_id: str
+    mode: Literal["run", "submit"]
+    status: Literal["queued", "running", "done"]
+    created_at: datetime
+    finished_at: datetime | None
+    report: PublicReport | None = Field(description="The public report in the asked language; null until done.")
+    code: str
+    error_line: int | None = Field(None, description="Line of the learner's file an import error points at.")
+
+
+class HistoryEntry(BaseModel):
+    id: str
+    problem_id: str
+    mode: Literal["run", "submit"]
+    status: Literal["queued", "running", "done"]
+    created_at: datetime
+    finished_at: datetime | None
+    verdict: str | None
+    passed: int | None
+    total: int | None
+
+
+class ErrorOut(BaseModel):
+    detail: str

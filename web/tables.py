@@ -1,0 +1,42 @@
+"""Database tables of the web service (SQLAlchemy 2 declarative); migrations live in web/migrations."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy import DateTime, ForeignKey, Index, Integer, String, Text
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class SubmissionRow(Base):
+    __tablename__ = "submissions"
+
+    id: Mapped[str] = mapped_column(String(64), primary_key=True)
+    learner: Mapped[str] = mapped_column(String(64), index=True)
+    problem_id: Mapped[str] = mapped_column(String(16))
+    mode: Mapped[str] = mapped_column(String(8))
+    code: Mapped[str] = mapped_column(Text)
+    status: Mapped[str] = mapped_column(String(8), index=True)  # queued | running | done
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    report: Mapped[str | None] = mapped_column(Text, nullable=True)  # the full bilingual Report as JSON
+
+    __table_args__ = (Index("ix_submissions_learner_problem", "learner", "problem_id", "created_at"),)
+
+
+class EventRow(Base):
+    """What happened to a submission, in order; the id is the server-sent event id (never reused)."""
+
+    __tablename__ = "events"
+    __table_args__ = {"sqlite_autoincrement": True}
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(16))  # queued | running | collected | case | done
+    payload: Mapped[str] = mapped_column(Text)  # JSON; bilingual where learner text is involved
