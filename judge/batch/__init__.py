@@ -1,0 +1,1 @@
+"""Instructor batch grading: a class's submissions in; grades, feedback, similarity and a class report out."""

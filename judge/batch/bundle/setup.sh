@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# Gradescope runs this once, as root, when it builds the autograder image; this folder is /autograder/source.
+set -euo pipefail
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends python3.11 python3.11-venv python3.11-dev gcc libseccomp-dev \
+  || apt-get install -y --no-install-recommends python3 python3-venv python3-dev gcc libseccomp-dev
+PYTHON="$(command -v python3.11 || command -v python3)"
+"$PYTHON" -m venv /autograder/venv
+/autograder/venv/bin/pip install --upgrade pip
+# The CPU build of torch (PyPI's default on Linux is a CUDA build of several GB), then the judge itself.
+/autograder/venv/bin/pip install "torch==2.13.0" --index-url https://download.pytorch.org/whl/cpu
+/autograder/venv/bin/pip install /autograder/source

@@ -1,0 +1,92 @@
+"""feedback/<student>.md: what the student may see (the public projection, hints included), in one language."""
+
+from __future__ import annotations
+
+import re
+
+from judge.batch.rows import REJECTED, Row
+from judge.i18n import Lang
+from judge.models import Outcome, PublicReport
+from judge.textsafe import plain
+
+MARKS = {Outcome.passed: "✅", Outcome.failed: "❌", Outcome.error: "❌", Outcome.skipped: "⏭"}
+WORDS = {
+    "title": ("练习 {problem} 的判题反馈：{student}", "Feedback on exercise {problem}: {student}"),
+    "verdict": ("结果", "Verdict"),
+    "tests": ("测试：{passed}/{total} 通过，得分 {score:.0%}", "Tests: {passed}/{total} passed, score {score:.0%}"),
+    "rejected": ("没有判题：你的文件未被接受", "Not judged: your file was not accepted"),
+    "hidden": ("隐藏测试只显示它检查什么，不显示输入", "Hidden tests show what they check, never their inputs"),
+    "cases": ("各个测试", "Each test"),
+    "hint": ("提示", "Hint"),
+    REJECTED: ("未判题", "rejected"),
+}
+
+
+def word(key: str, lang: Lang, **fields) -> str:
+    zh, en = WORDS[key]
+    return (en if lang == "en" else zh).format(**fields)
+
+
+def verdict_name(verdict: str, lang: Lang) -> str:
+    """The verdict's name in the reader's language, from the judge's catalogue where it has one."""
+    if verdict in WORDS:
+        return word(verdict, lang)
+    try:
+        from judge.catalog import say  # noqa: PLC0415
+
+        return say(f"verdict.{verdict}").get(lang)
+    except KeyError:
+        return verdict.replace("_", " ")
+
+
+def feedback_markdown(row: Row, problem_id: str, lang: Lang) -> str:
+    lines = [f"# {word('title', lang, problem=problem_id, student=_inline(row.student))}", ""]
+    if row.report is None:
+        lines += [f"**{word('verdict', lang)}: {verdict_name(REJECTED, lang)}**", "",
+                  word("rejected", lang) + ":", "", fenced(row.reason.get(lang))]
+        return "\n".join(lines) + "\n"
+    public = row.report.public(lang)
+    lines += [f"**{word('verdict', lang)}: {verdict_name(public.verdict.value, lang)}** (`{public.verdict.value}`)", "",
+              word("tests", lang, passed=public.passed, total=public.total, score=public.score), ""]
+    if public.message:
+        lines += [fenced(public.message), ""]
+    lines += _cases(public, lang)
+    return "\n".join(lines) + "\n"
+
+
+def _cases(public: PublicReport, lang: Lang) -> list[str]:
+    if not public.cases:
+        return []
+    lines = [f"## {word('cases', lang)}", ""]
+    for case in public.cases:
+        lines.append(f"- {MARKS[case.outcome]} `{_code(case.name)}` {case.outcome.value}")
+        if case.outcome != Outcome.passed and case.message:
+            lines += ["", _indent(fenced(case.message)), ""]
+        if case.outcome != Outcome.passed and case.hint:
+            lines += [f"  {word('hint', lang)}: {_inline(case.hint)}"]
+    if any(c.hidden for c in public.cases):
+        lines += ["", f"_{word('hidden', lang)}_"]
+    return lines
+
+
+def fenced(text: str) -> str:
+    """Text in a code fence longer than any run of backticks inside it: learner text never becomes markup."""
+    text = plain(text)
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}"
+
+
+def _indent(block: str) -> str:
+    return "\n".join("  " + line for line in block.splitlines())
+
+
+def _inline(text: str) -> str:
+    """One line for markdown prose: markup characters escaped, backticks softened."""
+    text = plain(text).replace("\n", " ").replace("`", "'")
+    return re.sub(r"([\\*_\[\]<>#|])", r"\\\1", text)
+
+
+def _code(text: str) -> str:
+    """One line inside a code span: no backtick can close it early."""
+    return plain(text).replace("\n", " ").replace("`", "'")

@@ -1,0 +1,60 @@
+"""Progress of a batch: a rich bar with counts per verdict and an ETA on a terminal, plain lines when piped."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+
+from judge.batch.rows import Row
+from judge.textsafe import plain
+
+
+class PlainProgress:
+    """One line per student, flushed: readable in a CI log or a pipe."""
+
+    def __init__(self, total: int, stream=None):
+        self.total, self.done, self.stream = total, 0, stream or sys.stderr
+        self.counts: Counter[str] = Counter()
+
+    def __enter__(self) -> "PlainProgress":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        summary = ", ".join(f"{v} {n}" for v, n in sorted(self.counts.items()))
+        print(f"graded {self.done}/{self.total}: {summary}", file=self.stream, flush=True)
+
+    def __call__(self, row: Row) -> None:
+        self.done += 1
+        self.counts[row.verdict] += 1
+        how = " (cached)" if row.cached else f" in {row.duration_s:.1f} s" if row.report else ""
+        print(f"[{self.done}/{self.total}] {plain(row.student)}: {row.verdict}{how}", file=self.stream, flush=True)
+
+
+class RichProgress(PlainProgress):
+    """A live bar: done/total, per-verdict counts, elapsed and remaining time."""
+
+    def __enter__(self) -> "RichProgress":
+        from rich.console import Console  # noqa: PLC0415
+        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,  # noqa: PLC0415
+                                   TimeElapsedColumn, TimeRemainingColumn)
+
+        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                            console=Console(stderr=True, markup=False, highlight=False), transient=False)
+        self.bar.__enter__()
+        self.task = self.bar.add_task("grading", total=self.total)
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.bar.__exit__(*exc)
+
+    def __call__(self, row: Row) -> None:
+        self.done += 1
+        self.counts[row.verdict] += 1
+        counts = " ".join(f"{v}:{n}" for v, n in sorted(self.counts.items()))
+        self.bar.update(self.task, advance=1, description=f"grading  {counts}")
+
+
+def progress_for(total: int, stream=None):
+    stream = stream or sys.stderr
+    return RichProgress(total, stream) if stream.isatty() else PlainProgress(total, stream)
