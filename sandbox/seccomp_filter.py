@@ -79,11 +79,16 @@ _FD_ARG0 = ("read", "readv", "pread64", "preadv", "preadv2", "write", "writev", 
 _FD_ARG1 = ("sendfile", "tee", "dup2", "dup3")
 _FD_ARG2 = ("splice", "copy_file_range")
 _F_DUPFD, _F_SETFD, _F_DUPFD_CLOEXEC, _FIONCLEX = 0, 2, 1030, 0x5450
+# No new socket after arming, of any family: a fresh socketpair could carry a copy of the channel in an
+# SCM_RIGHTS message (`_socket.socketpair()` raises no audit event), and descriptors of other processes
+# are out of reach (pidfd_getfd is denied by the base filter, too).
+NO_NEW_SOCKETS = ("socket", "socketpair", "pidfd_getfd")
 
 
 def fence(fd: int) -> str:
     """Load a second filter on this process (and its future children) under which `fd` can only be used by
-    sendmsg and recvmsg, i.e. through a socket object; no signal handler can be installed and no memfd made.
+    sendmsg and recvmsg, i.e. through a socket object; no signal handler can be installed, no memfd made
+    and no socket created.
 
     Returns 'active' or why not. Code that can make a socket object on `fd` still can: keeping it from
     doing so is the caller's part (judge.worker.guard)."""
@@ -106,6 +111,8 @@ def fence(fd: int) -> str:
     _add(flt, deny, "close_range", sc.Arg(0, sc.LE, fd), sc.Arg(1, sc.GE, fd))
     _add(flt, deny, "rt_sigaction", sc.Arg(1, sc.NE, 0))  # a Python signal handler runs inside any frame
     _add(flt, deny, "memfd_create")  # an executable anonymous file: native code the guard cannot see
+    for name in NO_NEW_SOCKETS:
+        _add(flt, deny, name)
     flt.load()
     return "active"
 

@@ -42,7 +42,7 @@ except ImportError:  # Windows: no rlimits, and no fence to work around
     resource = None
 
 from judge.channel import HEADER
-from judge.worker import integrity
+from judge.worker import frames, integrity
 from sandbox import seccomp_filter
 
 SEND = "judge.worker.send"
@@ -56,7 +56,11 @@ REFUSED = types.MappingProxyType({
     "gc.get_referrers": "listing the garbage collector's objects",
     "gc.get_referents": "listing the garbage collector's objects",
     "socket.__new__": "creating sockets",
+    "socket.sendmsg": "sending on sockets",
 })
+FRAME_EVENT = "sys._getframe"
+MADE_CODE = frozenset({"compile", "code.__new__"})
+LOADED_CODE = frozenset({"marshal.loads", "marshal.load"})  # their second argument is the new code's file name
 FUNCTION_FIELDS = frozenset({"__code__", "__defaults__", "__kwdefaults__"})
 
 
@@ -76,15 +80,21 @@ def _report(where: str, _write=os.write) -> None:
         pass
 
 
-def arm(fd: int, max_frame: int, extra_modules=()) -> str:
+def arm(fd: int, max_frame: int, extra_modules=(), learner_names=(), trusted_files=()) -> str:
     """Guard channel `fd` for the calling frame, which must be the loop that sends and receives on it.
 
-    Returns the seccomp fence's status ('active' or why not); the audit hook is always installed."""
+    `learner_names` are the file names the learner's code is compiled under; `trusted_files` are files
+    outside the usual places whose code the judge trusts (the probes). Returns the seccomp fence's status
+    ('active' or why not); the audit hook is always installed."""
     serve_frame = sys._getframe(1)
     fd = _relocate(fd)
     snapshot = integrity.take(extra_modules)
     trusted_globals = frozenset(id(entry[1]) for entry in snapshot)
-    hook = _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals)
+    roots = frames.trusted_roots(trusted_files)
+    classify = frames.make_classifier(roots, learner_names)
+    consumed = integrity.take(only=frames.CONSUMER_MODULES)
+    allowed = frames.make_policy(classify, lambda _first=integrity.first_change: _first(consumed) is None)
+    hook = _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, classify, roots)
     sys.addaudithook(hook)
     _set_cloexec(fd)
     return seccomp_filter.fence(fd)
@@ -111,7 +121,7 @@ def _set_cloexec(fd: int) -> None:
     os.set_inheritable(fd, False)  # a program the learner executes must not inherit the channel; fenced from now on
 
 
-def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals,
+def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, classify, roots,
                # Bound now: the learner may rebind the module-level and builtin names later.
                _type=type, _str=str, _len=len, _id=id, _getframe=sys._getframe, _ident=_thread.get_ident,
                _new_socket=_socket.socket, _gc_disable=gc.disable, _gc_enable=gc.enable, _gc_on=gc.isenabled,
@@ -119,8 +129,29 @@ def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals,
                _len_dispatch_modes=torch._C._len_torch_dispatch_stack,
                _len_function_modes=torch._C._len_torch_function_stack, _function_mode_at=torch._C._get_function_stack_at,
                _device_context=torch.utils._device.DeviceContext, _range=range, _sum=sum,
-               _header=HEADER, _refused=REFUSED, _fields=FUNCTION_FIELDS, _send=SEND, _recv=RECV):
+               _header=HEADER, _refused=REFUSED, _fields=FUNCTION_FIELDS, _send=SEND, _recv=RECV,
+               _frame_event=FRAME_EVENT, _frame_attributes=frames.FRAME_ATTRIBUTES, _made_code=MADE_CODE,
+               _learner=frames.LEARNER, _loaded_code=LOADED_CODE, _trusted_name=frames.is_trusted_name):
     main = _ident()
+    busy = {}  # threads inside the hook's own frame lookups: the audit events those raise are the hook's own
+
+    def requester():
+        """The frame whose code raised the event being handled (hook -> this)."""
+        me = _ident()
+        busy[me] = True
+        try:
+            return _getframe(2)
+        finally:
+            del busy[me]
+
+    def judged(decide, *args):
+        """decide(*args), with the audit events it raises itself passed through."""
+        me = _ident()
+        busy[me] = True
+        try:
+            return decide(*args)
+        finally:
+            del busy[me]
 
     def modes() -> tuple:
         # torch.set_default_device leaves its own DeviceContext pushed: allowed, it only picks a device.
@@ -172,13 +203,20 @@ def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals,
             sock.detach()
 
     def hook(event, args):
-        if _type(event) is not _str:
+        if _type(event) is not _str or _ident() in busy:
             return
-        if event == _send or event == _recv:
+        if event == _frame_event or event == "object.__getattr__" and args[1] in _frame_attributes:
+            if not judged(allowed, requester()):
+                raise _refuse("reading frames (the judge's own code runs in them)")
+        elif event in _made_code or event in _loaded_code:  # learner code may not pass for the judge's
+            name = args[1] if event in _made_code else None
+            if judged(classify, requester()) == _learner and (name is None or _trusted_name(name, roots)):
+                raise _refuse("making code under the name of a file the judge trusts")
+        elif event == _send or event == _recv:
             was_on = _gc_on()
             _gc_disable()  # no finalizer may run while a socket object exists
             try:
-                if _getframe(1) is not serve_frame or _ident() != main:
+                if requester() is not serve_frame or _ident() != main:
                     raise _refuse("using the judge's channel")
                 if event == _send:
                     where = tampered()
@@ -190,8 +228,8 @@ def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals,
             finally:
                 if was_on:
                     _gc_enable()
-        elif event == "socket.__new__":
-            if _getframe(1).f_code is not window_code:
+        elif event == "socket.__new__" or event == "socket.sendmsg":
+            if requester().f_code is not (window_code if event == "socket.__new__" else send_code):
                 raise _refuse(_refused[event])
         elif event in _refused or event.startswith("ctypes."):
             raise _refuse(_refused.get(event, "ctypes"))
@@ -202,4 +240,5 @@ def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals,
                 raise _refuse(f"changing {name} of the judge's own functions")
 
     window_code = open_socket.__code__  # the one place a socket object on the channel may be made
+    send_code = send.__code__  # the one place anything is sent with sendmsg (descriptors ride on it)
     return hook

@@ -48,7 +48,7 @@ def _watched(value) -> bool:
 def _freeze(namespace, everything: bool = False) -> tuple[tuple, tuple]:
     """(keys, values) of the watched bindings of `namespace` (every binding if `everything`)."""
     items = [(key, value) for key, value in namespace.items()
-             if type(key) is str and (everything or _watched(value))]
+             if type(key) is str and (everything or key == "__builtins__" or _watched(value))]
     return tuple(key for key, _ in items), tuple(value for _, value in items)
 
 
@@ -56,13 +56,15 @@ def _is_watched(name: str) -> bool:
     return name in WATCHED_MODULES or name + "." in WATCHED_PACKAGES or name.startswith(WATCHED_PACKAGES)
 
 
-def take(extra_modules=()) -> tuple:
-    """((where, namespace, keys, values), ...) for the WATCHED modules, `extra_modules`, and their classes.
+def take(extra_modules=(), only=None) -> tuple:
+    """((where, namespace, keys, values), ...) for the WATCHED modules (or the loaded ones named in `only`),
+    `extra_modules`, and their classes.
 
-    In `extra_modules` (the probes) data is watched too: a probe reads its constants (the operator's
-    namespace, tables of programs) at call time, and nothing there is the probe's to change."""
+    In `extra_modules` (the probes) data is watched too, and so are the contents of the containers they hold
+    (a dict, list or set, or the dict behind a read-only mapping): a probe reads its constants (the
+    operator's namespace, tables of programs) at call time, and nothing there is the probe's to change."""
     modules = {name: module for name, module in list(sys.modules.items())
-               if issubclass(type(module), types.ModuleType) and _is_watched(name)}
+               if issubclass(type(module), types.ModuleType) and (name in only if only else _is_watched(name))}
     extra = {id(module) for module in extra_modules}
     for module in extra_modules:
         modules[module.__name__] = module
@@ -71,6 +73,8 @@ def take(extra_modules=()) -> tuple:
         namespace = _MODULE_DICT(module)
         keys, values = _freeze(namespace, everything=id(module) in extra)
         entries.append((name, namespace, keys, values))
+        if id(module) in extra:
+            entries += _contents(name, keys, values)
         for value in values:
             if issubclass(type(value), type) and not _FLAGS(value) & _IMMUTABLE_TYPE:
                 classes.setdefault(id(value), (f"{name}.{_QUALNAME(value)}", value))
@@ -80,14 +84,43 @@ def take(extra_modules=()) -> tuple:
     return tuple(entries)
 
 
+def _contents(where: str, keys: tuple, values: tuple) -> list[tuple]:
+    """Entries for the containers among a namespace's values, read as {position or key: item}.
+
+    A read-only mapping is no protection (`proxy == X()` hands X.__eq__ the dict behind it), so its dict is
+    watched; lists and sets are watched as {index: item}, read back through a fresh copy at check time."""
+    found = []
+    for key, value in zip(keys, values):
+        kind = type(value)
+        if kind in (dict, types.MappingProxyType) and not all(type(k) is str for k in value):
+            continue  # not a table of names: only what it is bound to is watched
+        if kind is dict:
+            found.append((f"{where}.{key}[...]", value, *_freeze(value, everything=True)))
+        elif kind is types.MappingProxyType:
+            found.append((f"{where}.{key}[...]", value, *_freeze(dict(value.items()), everything=True)))
+        elif kind is list or kind is set:  # keys None: the items themselves, compared in order (sets by identity)
+            found.append((f"{where}.{key}[...]", value, None, _items(value)))
+    return found
+
+
+def _items(container, _type=type, _set=set, _frozenset=frozenset, _map=map, _id=id, _tuple=tuple):
+    return _frozenset(_map(_id, container)) if _type(container) is _set else _tuple(container)
+
+
 def first_change(snapshot: tuple, _type=type, _str=str, _map=map, _all=all, _zip=zip, _is=operator.is_,
-                 _repeat=itertools.repeat) -> str | None:
+                 _repeat=itertools.repeat, _len=len, _tuple=tuple, _items=_items) -> str | None:
     """'module.name' of the first watched binding that is no longer what it was, or None.
 
     Builtins are bound at definition: the learner may have rebound them by the time this runs. The loops run
     in C (map over identity tests), and keys are checked to be exact str before any lookup, so that a
     lookup cannot call the __eq__ of a key the learner planted."""
     for where, namespace, keys, values in snapshot:
+        if keys is None:
+            now = _items(namespace)
+            if _type(now) is _tuple and (_len(now) != _len(values) or not _all(_map(_is, now, values))) \
+                    or _type(now) is not _tuple and now != values:
+                return where
+            continue
         if not _all(_map(_is, _map(_type, namespace), _repeat(_str))):
             return f"{where} (a key that is not a string)"
         if not _all(_map(_is, _map(namespace.get, keys), values)):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import os
 import sys
-import types
 
 from judge.channel import MAX_FRAME, ChannelClosed, decode, encode
 from judge.checker.replies import ReplyRejected, check_reply
@@ -28,10 +27,11 @@ def serve(fds: list[int], payload: dict, _audit=sys.audit, _exit=os._exit, _gc_d
     # Probes load first, so the names they bind are torch's own, not ones the submission patched; the
     # table of probe functions is taken before the submission runs, read-only, and kept out of sys.modules.
     probes_module = load_module("probes", payload["probes_path"])
-    probes = types.MappingProxyType(probe_table(probes_module))
+    probes = tuple(probe_table(probes_module).items())  # no mutable container: a read-only mapping can be unwrapped
     sys.modules.pop("probes", None)
     tampered = encode(TAMPERED)
-    fence = guard.arm(fds[0], MAX_FRAME, extra_modules=(probes_module,))
+    fence = guard.arm(fds[0], MAX_FRAME, extra_modules=(probes_module,), learner_names=(display,),
+                      trusted_files=(payload["probes_path"],))
     del probes_module
     try:
         solution = load_module("solution", payload["solution_path"], display)
@@ -74,9 +74,14 @@ def probe_table(module) -> dict:
             if callable(fn) and not name.startswith("_") and getattr(fn, "__module__", None) == module.__name__}
 
 
-def _call(probes, solution, request: dict, display: str,
-          _describe=describe, _out_of_memory=is_out_of_memory, _exit=os._exit) -> dict:
-    probe = probes.get(request["probe"])
+def _call(probes: tuple, solution, request: dict, display: str,
+          _describe=describe, _out_of_memory=is_out_of_memory, _exit=os._exit, _type=type, _str=str) -> dict:
+    wanted = request["probe"]
+    probe = None
+    if _type(wanted) is _str:
+        for name, function in probes:
+            if name == wanted:
+                probe = function
     if probe is None:
         return {"internal": f"no probe named {request['probe']!r}"}
     try:

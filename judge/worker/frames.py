@@ -1,0 +1,111 @@
+"""Who may hold a frame in the worker: the guard's policy for the audited routes that hand out frames.
+
+A frame reaches every local and global of the code it runs (the serve loop's, a probe's), so learner code
+must never hold one. CPython 3.11 hands frames out through `sys._getframe` and the attributes `tb_frame`,
+`gi_frame`, `cr_frame`, `ag_frame` (each raises an audit event; `f_back` does not, so the first frame is the
+one to refuse). The guard asks `allowed(requester)` about the frame whose code asked, walking to its callers:
+
+- the first frame met that is a CONSUMER (a helper that takes frames and gives its caller only text or
+  summaries: traceback.print_exc / format_stack, logging's caller lookup; in torch, any function but the
+  few PASSERS that return frames) allows it, provided the consumer runs with its own module's globals (not a function rebuilt on its code
+  with globals the learner chose) and the guard finds the modules consumers call into unchanged;
+- the first frame met that is learner code (any code whose file is not under the interpreter's, the
+  site-packages', the judge's or the probes' paths) refuses it: so `inspect.currentframe()`, `inspect.stack()`
+  or `traceback.walk_stack()` called by a learner's kernel are refused (they hand the frame up to it),
+  while `traceback.format_stack()` and `logging` in the same kernel work;
+- a stack with no learner code at all (torch.compile tracing a probe) is the judge's own business.
+
+Code the learner compiles cannot take a trusted file name (judge.worker.guard refuses `compile`,
+`code.__new__` and `marshal.loads` with such names from learner code). What this cannot see is listed in
+docs/threat-model.md.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import sysconfig
+
+FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
+CONSUMERS = frozenset({
+    ("traceback", "extract_stack"), ("traceback", "format_stack"), ("traceback", "print_stack"),
+    ("traceback", "StackSummary._extract_from_extended_frame_gen"), ("logging", "Logger.findCaller"),
+    ("typing", "_caller"), ("typing_extensions", "_caller"), ("typing_extensions", "_has_generic_or_protocol_as_origin"),
+    ("collections", "namedtuple"), ("enum", "EnumType._create_"), ("warnings", "warn"),
+    ("torch.library", "Library.__init__"), ("torch.library", "Library._register_fake"),
+    ("torch._library.utils", "get_source"), ("torch.fx.experimental.symbolic_shapes", "ShapeEnv._get_stack_summary"),
+    ("torch._dynamo.guards", "GuardBuilder._set_guard_export_info"),
+})
+# Functions that hand a frame to their caller: the caller decides. In torch, every other function is taken to
+# consume the frames it asks for (torch asks for them everywhere: guards, shape environments, fake tensors).
+PASSERS = frozenset({
+    ("torch.fx.experimental.symbolic_shapes", "ShapeEnv._get_user_frame"),
+    ("torch.fx.experimental.symbolic_shapes", "_find_user_code_frame"), ("torch.fx.proxy", "TracerBase._find_user_frame"),
+    ("torch._dynamo.bytecode_debugger", "BytecodeDebugger._find_frame_for_code"),
+})
+LEARNER, TRUSTED, CONSUMER = range(3)
+# What consumers call into (their module globals and classes): checked unchanged before one is allowed a frame.
+CONSUMER_MODULES = frozenset({"builtins", "sys", "os", "posixpath", "io", "itertools", "collections", "linecache",
+                              "traceback", "logging", "typing", "typing_extensions", "inspect", "torch.library",
+                              "torch._library.utils", "torch.fx.experimental.symbolic_shapes", "torch._dynamo.guards"})
+
+
+def trusted_roots(extra=()) -> tuple[str, ...]:
+    """File-name prefixes of code the worker trusts: the interpreter, site-packages, the judge and sandbox."""
+    judge_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    paths = sysconfig.get_paths()
+    roots = {paths["stdlib"], paths["platstdlib"], paths["purelib"], paths["platlib"], judge_dir,
+             os.path.join(os.path.dirname(judge_dir), "sandbox")}
+    return tuple(sorted(r.rstrip(os.sep) + os.sep for r in roots if r)) + ("<frozen ",) + tuple(extra)
+
+
+def is_trusted_name(filename, roots: tuple[str, ...], _type=type, _str=str) -> bool:
+    """Whether code compiled under `filename` would pass for the judge's (anything not exactly a str would not)."""
+    return _type(filename) is not _str or filename.startswith(roots)
+
+
+def make_classifier(roots: tuple[str, ...], learner_names=(), _type=type, _str=str, _dict=dict,
+                    _module=type(sys), _modules=sys.modules, _module_dict=type(sys).__dict__["__dict__"].__get__):
+    """classify(frame) -> LEARNER | TRUSTED | CONSUMER. Names are bound now, before the import, and nothing
+    it calls is the learner's (exact types are checked before any comparison)."""
+    consumers, passers = frozenset(CONSUMERS), frozenset(PASSERS)
+    learner_names = frozenset(learner_names)
+    torch_module = sys.modules.get("torch")
+    torch_dir = os.path.dirname(torch_module.__file__) + os.sep if torch_module else "\0"
+
+    def classify(frame) -> int:
+        code = frame.f_code
+        filename = code.co_filename
+        if _type(filename) is not _str or not filename.startswith(roots) or filename in learner_names:
+            return LEARNER
+        globals_ = frame.f_globals
+        name = globals_.get("__name__") if _type(globals_) is _dict else None
+        if _type(name) is not _str:
+            return TRUSTED
+        key = (name, code.co_qualname)
+        if key not in consumers and (key in passers or not filename.startswith(torch_dir)):
+            return TRUSTED
+        module = _modules.get(name)
+        if _type(module) is not _module or _module_dict(module) is not globals_:
+            return LEARNER  # a consumer's code run with globals that are not its module's
+        file = globals_.get("__file__")
+        return CONSUMER if _type(file) is _str and file == filename else LEARNER
+
+    return classify
+
+
+def make_policy(classify, consumers_intact, _depth=256):
+    """allowed(requester) -> bool for a frame-handing event raised in `requester`'s code."""
+
+    def allowed(frame) -> bool:
+        depth = 0
+        while frame is not None and depth < _depth:
+            kind = classify(frame)
+            if kind == CONSUMER:
+                return consumers_intact()
+            if kind == LEARNER:
+                return False
+            frame, depth = frame.f_back, depth + 1
+        return frame is None
+
+    return allowed
