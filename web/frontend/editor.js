@@ -8,12 +8,21 @@ import { indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
 import { setDiagnostics, lintGutter } from "@codemirror/lint";
 
-function create(parent, { doc = "", onRun = () => {}, onChange = () => {} } = {}) {
+const MONO = 'ui-monospace, "SFMono-Regular", "JetBrains Mono", Menlo, Consolas, "Liberation Mono", monospace';
+
+// The editor lives in a shadow root: there CodeMirror's styles go into adopted style sheets, which the page's
+// Content-Security-Policy (style-src 'self', no inline styles) allows; in the document it would add <style> tags.
+function create(host, { doc = "", onRun = () => {}, onChange = () => {} } = {}) {
+  const shadow = host.attachShadow({ mode: "open" });
+  const parent = document.createElement("div");
+  parent.style.height = "100%";
+  shadow.append(parent);
   const runKeys = Prec.highest(keymap.of([
     { key: "Mod-Enter", run: () => { onRun(); return true; } },
   ]));
   const view = new EditorView({
     parent,
+    root: shadow,
     state: EditorState.create({
       doc,
       extensions: [
@@ -25,6 +34,11 @@ function create(parent, { doc = "", onRun = () => {}, onChange = () => {} } = {}
         runKeys,
         lintGutter(),
         EditorView.updateListener.of((update) => { if (update.docChanged) onChange(view.state.doc.toString()); }),
+        EditorView.theme({
+          "&": { height: "100%", fontSize: "13.5px", backgroundColor: "#fff" },
+          ".cm-scroller": { fontFamily: MONO, lineHeight: "1.55" },
+          ".cm-gutters": { backgroundColor: "#f6f8fa", borderRight: "1px solid #e4e7ec", color: "#8c959f" },
+        }),
         EditorView.contentAttributes.of({ "aria-label": "code editor" }),
       ],
     }),

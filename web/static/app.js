@@ -145,7 +145,6 @@ function showTab(name) {
 function renderStatement() {
   const p = state.problem;
   document.title = `${p.id}. ${p.title[state.lang]} · ${t("brand")}`;
-  $("problem-title").textContent = `${p.id}. ${p.title[state.lang]}`;
   $("problem-meta").replaceChildren(
     el("span", { class: `badge ${p.difficulty}`, text: t(p.difficulty) }),
     el("span", { class: "muted", text: `${t("chapter")}: ${p.chapter}` }),

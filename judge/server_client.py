@@ -1,0 +1,125 @@
+"""`python practice/judge.py ID PATH --server URL`: judge through a judge server's web API, print as a local run does."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+
+import httpx
+from rich.console import Console
+
+from judge.events import CaseFinished, Collected, Done
+from judge.models import PublicReport, Verdict
+from judge.render import LiveMarks, print_report
+
+EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
+RECONNECTS = 5
+
+
+class ServerError(Exception):
+    """The server refused or could not be reached; the message says what to do."""
+
+
+def sse_events(response: httpx.Response):
+    """Parse a text/event-stream body into (id, event, data) triples."""
+    event_id, kind, data = None, "message", []
+    for line in response.iter_lines():
+        if not line:
+            if data:
+                yield event_id, kind, "\n".join(data)
+            kind, data = "message", []
+        elif line.startswith(":"):
+            continue
+        else:
+            field, _, value = line.partition(":")
+            value = value[1:] if value.startswith(" ") else value
+            if field == "id":
+                event_id = value
+            elif field == "event":
+                kind = value
+            elif field == "data":
+                data.append(value)
+
+
+def submit(client: httpx.Client, problem_id: str, code: str, mode: str) -> str:
+    try:
+        response = client.post("/api/submissions", json={"problem_id": problem_id, "code": code, "mode": mode})
+    except httpx.HTTPError as exc:
+        raise ServerError(f"cannot reach the judge server {client.base_url}: {exc}") from None
+    if response.status_code != 202:
+        try:
+            detail = response.json().get("detail")
+        except ValueError:
+            detail = response.text[:200]
+        retry = f" (retry after {response.headers['retry-after']} s)" if "retry-after" in response.headers else ""
+        raise ServerError(f"the server refused the submission ({response.status_code}): {detail}{retry}")
+    return response.json()["id"]
+
+
+def follow(client: httpx.Client, submission_id: str, lang: str, on_event) -> PublicReport:
+    """Stream the submission's events (reconnecting with Last-Event-ID) until `done`; return its report."""
+    last = None
+    for _ in range(RECONNECTS):
+        headers = {"Last-Event-ID": last} if last else {}
+        try:
+            with client.stream("GET", f"/api/submissions/{submission_id}/events", params={"lang": lang},
+                               headers=headers, timeout=httpx.Timeout(30, read=120)) as response:
+                response.raise_for_status()
+                for event_id, kind, data in sse_events(response):
+                    last = event_id or last
+                    payload = json.loads(data)
+                    if kind == "collected":
+                        on_event(Collected(total=payload["total"]))
+                    elif kind == "case":
+                        on_event(CaseFinished.model_validate(payload))
+                    elif kind == "done":
+                        report = PublicReport.model_validate(payload["report"])
+                        on_event(Done(verdict=report.verdict))
+                        return report
+        except httpx.HTTPError:
+            continue  # the stream broke: reconnect and get only what came after `last`
+    raise ServerError(f"lost the connection to {client.base_url} while judging; "
+                      f"the verdict is kept there: {client.base_url}/api/submissions/{submission_id}")
+
+
+def run_remote(problem_id: str, path: str | None, as_json: bool, public: bool, server: str, settings) -> int:
+    """judge.terminal.run_problem's output and exit status, judged by the server at `server`."""
+    from judge.catalog import say  # noqa: PLC0415
+    from judge.problems import ProblemSet  # noqa: PLC0415
+    from judge.progress import LearnerFiles  # noqa: PLC0415
+    from judge.source import check_source  # noqa: PLC0415
+    from judge.terminal import consoles, read_submission  # noqa: PLC0415 - terminal imports this module lazily
+
+    lang, (out, err) = settings.lang, consoles()
+    files = LearnerFiles(settings.solutions_dir, lang)
+    problem = ProblemSet(settings.problems_dir).get(problem_id)
+    target = Path(path) if path else files.path(problem)
+    if path is None and not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(problem.starter_path, target)
+        err.print(say("cli.starter_created", path=target, id=problem.id).get(lang))
+    source = read_submission(target, settings.max_source_bytes)
+    # The checks a local judgement makes before judging, with the same messages (a usage error, exit 2).
+    code = check_source(source, min(problem.meta.limits.source_kib << 10, settings.max_source_bytes))
+    if not as_json:
+        title = problem.meta.title.en if lang == "en" else problem.meta.title.zh
+        err.print(say("cli.judging_public" if public else "cli.judging", id=problem.id, title=title,
+                      path=target).get(lang))
+    try:
+        with httpx.Client(base_url=server.rstrip("/"), timeout=30, follow_redirects=True) as client:
+            submission_id = submit(client, problem.id, code, "run" if public else "submit")
+            report = follow(client, submission_id, lang, (lambda e: None) if as_json else LiveMarks(out, lang))
+    except ServerError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    if path is None or target.resolve() == files.path(problem).resolve():
+        files.record(problem, source, report.verdict, report.mode)
+    if as_json:
+        print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False))
+    else:
+        print_report(out, report, str(target))
+    if report.verdict == Verdict.internal_error:
+        return EXIT_USAGE
+    return EXIT_ACCEPTED if report.verdict == Verdict.accepted else EXIT_REJECTED

@@ -1,0 +1,128 @@
+"""The JSON and server-sent-event contract, against a real uvicorn (httpx's in-process transport buffers SSE)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.web.helpers import REFERENCE, SYNTAX_ERROR, WRONG, events, submit
+
+pytestmark = pytest.mark.slow
+
+
+def test_problem_list_has_the_contract_fields(client):
+    problems = client.get("/api/problems").json()
+    assert {"100", "101"} <= {p["id"] for p in problems}
+    first = problems[0]
+    assert set(first) == {"id", "title", "difficulty", "chapter", "device", "tags"}
+    assert set(first["title"]) == {"zh", "en"}
+
+
+def test_problem_detail_has_statement_starter_limits_public_tests_and_probes(client):
+    detail = client.get("/api/problems/100").json()
+    for lang in ("zh", "en"):
+        assert detail["statement"][lang]["markdown"].startswith("#")
+        assert '<pre class="highlight">' in detail["statement"][lang]["html"]  # code highlighted by Pygments
+    assert "custom_op" in detail["starter"]
+    assert detail["limits"]["source_kib"] > 0
+    assert "def test_" in detail["public_tests"] and "def " in detail["probes"]
+
+
+def test_reference_run_streams_queued_cases_and_done(client):
+    sid = submit(client, REFERENCE, "run")
+    stream = events(client, sid)
+    kinds = [kind for _, kind, _ in stream]
+    assert kinds[0] == "queued" and "position" in stream[0][2]
+    assert kinds[-1] == "done"
+    cases = [data for _, kind, data in stream if kind == "case"]
+    assert cases and all(c["outcome"] == "passed" for c in cases)
+    assert len(cases) == stream[-1][2]["report"]["total"]
+    assert stream[-1][2]["report"]["verdict"] == "accepted"
+    ids = [int(i) for i, _, _ in stream]
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+
+    # A late client gets the whole story again; one that reconnects with Last-Event-ID only what came after.
+    assert [kind for _, kind, _ in events(client, sid)] == kinds
+    middle = stream[len(stream) // 2][0]
+    assert events(client, sid, last_id=middle) == [e for e in stream if int(e[0]) > int(middle)]
+
+    body = client.get(f"/api/submissions/{sid}").json()
+    assert body["status"] == "done" and body["mode"] == "run" and body["finished_at"]
+    assert body["report"]["verdict"] == "accepted" and body["code"] == REFERENCE
+
+
+def test_wrong_answer_is_reprojected_per_language_without_judging_again(client):
+    sid = submit(client, WRONG, "run")
+    done = events(client, sid, lang="en")[-1][2]
+    assert done["report"]["verdict"] == "wrong_answer" and done["report"]["lang"] == "en"
+    zh = client.get(f"/api/submissions/{sid}?lang=zh").json()["report"]
+    en = client.get(f"/api/submissions/{sid}?lang=en").json()["report"]
+    assert zh["judged_at"] == en["judged_at"]  # the same judgement, projected twice
+    failing = [(a["message"], b["message"]) for a, b in zip(zh["cases"], en["cases"]) if a["outcome"] != "passed"]
+    assert failing and all(m_zh and m_en and m_zh != m_en for m_zh, m_en in failing)
+    # Without ?lang: the page's cookie, then Accept-Language, then zh.
+    assert client.get(f"/api/submissions/{sid}", headers={"Accept-Language": "en-US,en;q=0.9"}).json()["report"]["lang"] == "en"
+    client.cookies.set("practice_lang", "en")
+    assert client.get(f"/api/submissions/{sid}", headers={"Accept-Language": "zh-CN"}).json()["report"]["lang"] == "en"
+    client.cookies.delete("practice_lang")
+    assert client.get(f"/api/submissions/{sid}").json()["report"]["lang"] == "zh"
+
+
+def test_import_error_names_its_line(client):
+    sid = submit(client, SYNTAX_ERROR, "run")
+    done = events(client, sid)[-1][2]
+    assert done["report"]["verdict"] == "compile_error"
+    line = next(n for n, text in enumerate(SYNTAX_ERROR.splitlines(), 1) if text.startswith("def ") and not text.rstrip().endswith(":"))
+    assert done["error_line"] == line
+
+
+def test_history_belongs_to_the_learner_cookie(server, client):
+    import httpx
+
+    sid = submit(client, REFERENCE, "run")
+    events(client, sid)
+    mine = client.get("/api/submissions", params={"problem_id": "100", "limit": 5}).json()
+    assert mine[0]["id"] == sid and mine[0]["verdict"] == "accepted"
+    with httpx.Client(base_url=server.url) as stranger:
+        assert stranger.get("/api/submissions", params={"problem_id": "100"}).json() == []
+        assert stranger.get(f"/api/submissions/{sid}").status_code == 200  # the id works as a share link
+
+
+@pytest.mark.parametrize("body, status", [
+    ({"problem_id": "100", "code": "x = 1\n", "mode": "fast"}, 422),
+    ({"problem_id": "100", "code": "x = 1\n"}, 422),
+    ({"problem_id": "100", "code": 5, "mode": "run"}, 422),
+    ({"problem_id": "100", "code": "   \n", "mode": "run"}, 422),
+    ({"problem_id": "100", "code": "x = 1\x00", "mode": "run"}, 422),
+    ({"problem_id": "999", "code": "x = 1\n", "mode": "run"}, 404),
+    ({"problem_id": "100", "code": "#" * (300 << 10), "mode": "run"}, 413),
+], ids=["bad-mode", "no-mode", "code-not-str", "empty", "nul", "unknown-problem", "over-source-limit"])
+def test_bad_submissions_get_their_status(client, body, status):
+    response = client.post("/api/submissions", json=body)
+    assert response.status_code == status, response.text
+    assert response.json()["detail"]
+
+
+def test_malformed_and_oversized_bodies(client):
+    assert client.post("/api/submissions", content=b"{not json", headers={"content-type": "application/json"}).status_code == 422
+    assert client.post("/api/submissions", content=b"\xff\xfe", headers={"content-type": "application/json"}).status_code == 422
+    assert client.post("/api/submissions", content=b"x" * (3 << 20)).status_code == 413
+
+
+def test_unknown_things_are_404(client):
+    assert client.get("/api/problems/999").status_code == 404
+    assert client.get("/api/submissions/nope").status_code == 404
+    assert client.get("/api/submissions/nope/events").status_code == 404
+    assert client.get("/problems/999").status_code == 404
+    assert client.get("/api/submissions/x", params={"lang": "fr"}).status_code in (404, 422)
+
+
+def test_security_headers_and_learner_cookie(client):
+    page = client.get("/problems/100")
+    assert page.status_code == 200 and "<script src=" in page.text and "<script>" not in page.text
+    csp = page.headers["content-security-policy"]
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+    assert page.headers["x-content-type-options"] == "nosniff"
+    cookie = page.headers["set-cookie"]
+    assert cookie.startswith("practice_learner=") and "HttpOnly" in cookie
+    assert client.get("/api/problems").headers["x-content-type-options"] == "nosniff"
+    assert client.get("/openapi.json").json()["paths"]["/api/submissions"]["post"]
