@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
+import signal
 import socket
 import struct
+import threading
 import time
 import zipfile
 
@@ -12,10 +15,24 @@ import torch
 
 HEADER = struct.Struct("!Q")
 MAX_FRAME = 8 << 20  # a few MiB: enough for exercise-sized tensors, too small to flood the checker
+# Decoding cost grows with the pickle, not with tensor bytes (those are separate records read in one go):
+# torch's weights-only unpickler runs about 0.55 MiB of the cheapest opcodes a second here (an 8 MiB frame
+# of them took ~5 s), so a pickle is capped at 512 KiB (~1 s; a probe's honest reply is a few KiB), and the
+# checker's decoding also runs under a wall-clock budget inside the judgement's deadline.
+MAX_PICKLE = 512 << 10
+DECODE_BUDGET_S = 2.0
 
 
 class ChannelClosed(EOFError):
     """The peer closed the channel, sent a frame over the cap, or sent bytes that are not a frame."""
+
+
+class TooCostly(ChannelClosed):
+    """The peer sent a frame whose decoding would cost more than its budget (a decode bomb)."""
+
+
+class _Overrun(BaseException):
+    """Raised by the budget's alarm inside the unpickler (BaseException: no `except Exception` swallows it)."""
 
 
 def check_archive(data: bytes) -> None:
@@ -36,6 +53,8 @@ def check_archive(data: bytes) -> None:
         raise ChannelClosed("peer sent overlapping records")
     if sum(record.file_size for record in records) > len(data):
         raise ChannelClosed("peer sent records larger than the frame")
+    if any(record.filename.endswith("data.pkl") and record.file_size > MAX_PICKLE for record in records):
+        raise TooCostly(f"peer sent a pickle over {MAX_PICKLE} bytes: too costly to decode")
 
 
 def encode(obj, _save=torch.save, _buffer=io.BytesIO, _header=HEADER, _cap=MAX_FRAME, _len=len) -> bytes:
@@ -50,13 +69,38 @@ def encode(obj, _save=torch.save, _buffer=io.BytesIO, _header=HEADER, _cap=MAX_F
     return _header.pack(_len(data)) + data
 
 
-def decode(data: bytes):
-    """The object in one frame's body (after its header); ChannelClosed for anything that is not a safe frame."""
+def decode(data: bytes, budget_s: float | None = None):
+    """The object in one frame's body (after its header); ChannelClosed for anything that is not a safe frame,
+    TooCostly when decoding would take more than `budget_s` seconds (enforced on the main thread)."""
     check_archive(data)
     try:
-        return torch.load(io.BytesIO(data), weights_only=True)
+        with _budget(budget_s):
+            return torch.load(io.BytesIO(data), weights_only=True)
+    except _Overrun:
+        raise TooCostly(f"peer sent a frame that took over {budget_s:.1f} s to decode") from None
     except Exception as exc:  # noqa: BLE001 - any undecodable frame means the peer broke the protocol
         raise ChannelClosed(f"peer sent an unreadable frame: {type(exc).__name__}") from exc
+
+
+@contextlib.contextmanager
+def _budget(seconds: float | None):
+    """A wall-clock alarm that interrupts what runs inside; only on the main thread with SIGALRM unused."""
+    usable = (seconds is not None and threading.current_thread() is threading.main_thread()
+              and hasattr(signal, "setitimer") and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None))
+    if not usable:
+        yield
+        return
+
+    def overrun(_signum, _frame):
+        raise _Overrun
+
+    signal.signal(signal.SIGALRM, overrun)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
 
 
 class Channel:
@@ -75,7 +119,11 @@ class Channel:
         (size,) = HEADER.unpack(self._read(HEADER.size, deadline))
         if size > self.max_frame:
             raise ChannelClosed(f"peer sent a {size}-byte frame (cap {self.max_frame})")
-        return decode(self._read(size, deadline))
+        body = self._read(size, deadline)
+        budget = DECODE_BUDGET_S if deadline is None else min(DECODE_BUDGET_S, deadline - time.time())
+        if budget <= 0:
+            raise ChannelClosed("no reply before the time limit")
+        return decode(body, budget)
 
     def _read(self, size: int, deadline: float | None) -> bytes:
         chunks, got = [], 0

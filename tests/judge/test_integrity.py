@@ -72,3 +72,30 @@ def test_unwatched_torch_internals_are_not_watched():
     import torch._inductor  # noqa: F401 - a part of torch that rebinds its own registries
     assert not integrity._is_watched("torch._inductor.lowering")
     assert integrity._is_watched("torch.library") and integrity._is_watched("torch._library.custom_ops")
+
+
+def test_contents_of_extra_modules_containers_are_watched():
+    """A read-only mapping unwraps (`proxy == X()` hands X.__eq__ its dict): what it holds is watched."""
+    mod = types.ModuleType("probes_fixture")
+    table = {"check": len}
+    mod.TABLE = types.MappingProxyType(table)
+    mod.TESTS = ["a", "b"]
+    mod.NAMES = {"x"}
+    snapshot = integrity.take(extra_modules=(mod,))
+    assert integrity.first_change(snapshot) is None
+
+    class Unwrap:
+        def __eq__(self, other):
+            other["check"] = sum  # the dict behind the proxy
+            return False
+
+    assert mod.TABLE != Unwrap()  # the unwrap itself, as an attacker would run it
+    assert integrity.first_change(snapshot) == "probes_fixture.TABLE[...]"
+    table["check"] = len
+    mod.TESTS.append("c")
+    assert integrity.first_change(snapshot) == "probes_fixture.TESTS[...]"
+    mod.TESTS.pop()
+    mod.NAMES.add("y")
+    assert integrity.first_change(snapshot) == "probes_fixture.NAMES[...]"
+    mod.NAMES.discard("y")
+    assert integrity.first_change(snapshot) is None

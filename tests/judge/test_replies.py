@@ -1,11 +1,12 @@
 """Worker replies are plain data and sane CPU tensors, or they are rejected."""
 
 import io
+import time
 
 import pytest
 import torch
 
-from judge.channel import Channel, ChannelClosed
+from judge.channel import HEADER, MAX_PICKLE, Channel, ChannelClosed, TooCostly, decode, encode
 from judge.checker.replies import ReplyRejected, check_reply
 
 
@@ -121,3 +122,35 @@ def test_channel_refuses_a_frame_that_is_not_an_archive():
     sender.sock.sendall(_frame(b"not a zip at all"))
     with pytest.raises(ChannelClosed, match="not a torch.save archive"):
         receiver.recv()
+
+
+def _pickle_bomb(size: int) -> bytes:
+    """A torch.save-shaped archive whose pickle is `size` bytes of the cheapest opcodes (None, append)."""
+    import zipfile
+
+    body = b"\x80\x02]" + b"Na" * ((size - 4) // 2) + b"."
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as archive:
+        archive.writestr("archive/data.pkl", body)
+        archive.writestr("archive/version", "3\n")
+        archive.writestr("archive/byteorder", "little")
+    return buf.getvalue()
+
+
+def test_channel_refuses_a_pickle_over_the_cap_without_decoding_it():
+    start = time.monotonic()
+    with pytest.raises(TooCostly):
+        decode(_pickle_bomb(8 << 20), budget_s=30)
+    assert time.monotonic() - start < 1.0  # refused by size, not after seconds of unpickling
+
+
+def test_channel_stops_a_costly_pickle_at_its_budget():
+    start = time.monotonic()
+    with pytest.raises(TooCostly):
+        decode(_pickle_bomb(MAX_PICKLE - 64), budget_s=0.05)
+    assert time.monotonic() - start < 1.0
+
+
+def test_channel_decodes_an_honest_reply_within_its_budget():
+    frame = encode({"ok": {"k_cache": torch.zeros(64, 8), "report": ["SUCCESS"] * 20}})
+    assert decode(frame[HEADER.size:], budget_s=1.0)["ok"]["report"][0] == "SUCCESS"
