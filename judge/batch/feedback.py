@@ -14,7 +14,7 @@ WORDS = {
     "title": ("练习 {problem} 的判题反馈：{student}", "Feedback on exercise {problem}: {student}"),
     "verdict": ("结果", "Verdict"),
     "tests": ("测试：{passed}/{total} 通过，得分 {score:.0%}", "Tests: {passed}/{total} passed, score {score:.0%}"),
-    "rejected": ("没有判题：你的文件未被接受", "Not judged: your file was not accepted"),
+    "not_judged": ("没有判题：你的文件未被接受", "Not judged: your file was not accepted"),
     "hidden": ("隐藏测试只显示它检查什么，不显示输入", "Hidden tests show what they check, never their inputs"),
     "cases": ("各个测试", "Each test"),
     "hint": ("提示", "Hint"),
@@ -43,7 +43,7 @@ def feedback_markdown(row: Row, problem_id: str, lang: Lang) -> str:
     lines = [f"# {word('title', lang, problem=problem_id, student=_inline(row.student))}", ""]
     if row.report is None:
         lines += [f"**{word('verdict', lang)}: {verdict_name(REJECTED, lang)}**", "",
-                  word("rejected", lang) + ":", "", fenced(row.reason.get(lang))]
+                  word("not_judged", lang) + ":", "", fenced(row.reason.get(lang))]
         return "\n".join(lines) + "\n"
     public = row.report.public(lang)
     lines += [f"**{word('verdict', lang)}: {verdict_name(public.verdict.value, lang)}** (`{public.verdict.value}`)", "",

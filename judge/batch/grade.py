@@ -19,24 +19,29 @@ CACHE = Path(".cache") / "reports"
 
 
 def grade_class(problem_id: str, submissions: Path, out: Path, settings: Settings, jobs: int, force: bool = False,
-                lang: str | None = None, stream=None, on_row=None) -> int:
-    """Grade a class and write its outputs; the exit status of `judge grade` (on_row: a hook for tests)."""
-    from judge.service import Judge  # noqa: PLC0415 - keeps `judge --help` instant
+                lang: str | None = None, stream=None, on_row=None, judge=None) -> int:
+    """Grade a class and write its outputs; the exit status of `judge grade`.
 
+    judge: a warm Judge to share (tests, a server); by default one is started and closed here.
+    on_row(row): called as each row is ready (tests raise KeyboardInterrupt from it)."""
+    if judge is None:
+        from judge.service import Judge  # noqa: PLC0415 - keeps `judge --help` instant
+
+        with Judge(settings) as own:
+            return grade_class(problem_id, submissions, out, settings, jobs, force, lang, stream, on_row, own)
     stream = stream or sys.stderr
     lang = lang or settings.lang
-    with Judge(settings) as judge:
-        problem = judge.problem(problem_id)
-        entries = discover(submissions, problem.meta.solution_file)
-        out.mkdir(parents=True, exist_ok=True)
-        cache = ReportCache(out / CACHE, problem.digest, judge.versions())
-        interrupted = False
-        with progress_for(len(entries), stream) as progress:
-            grader = BatchGrader(judge, problem, cache, jobs, force, on_row=_both(progress, on_row))
-            try:
-                rows = grader.run(entries)
-            except Interrupted as stop:
-                rows, interrupted = stop.rows, True
+    problem = judge.problem(problem_id)
+    entries = discover(submissions, problem.meta.solution_file)
+    out.mkdir(parents=True, exist_ok=True)
+    cache = ReportCache(out / CACHE, problem.digest, judge.versions())
+    interrupted = False
+    with progress_for(len(entries), stream) as progress:
+        grader = BatchGrader(judge, problem, cache, jobs, force, on_row=_both(progress, on_row))
+        try:
+            rows = grader.run(entries)
+        except Interrupted as stop:
+            rows, interrupted = stop.rows, True
     write_outputs(out, rows, _sources(entries), problem, lang)
     _summary(rows, entries, out, interrupted, stream)
     if interrupted:

@@ -21,9 +21,9 @@ def write_outputs(out: Path, rows: list[Row], sources: dict[str, str], problem, 
     """grades.csv, reports.jsonl, feedback/<student>.md, gradescope/<student>/results.json, junit.xml,
     similarity.csv, class-report.html. Returns the near-identical pairs."""
     rows = sorted(rows, key=lambda r: r.student)
-    present = {r.student for r in rows}
+    judged = {r.student for r in rows if r.report is not None}  # rejected files (10 MB, binary) are not compared
     starter = problem.starter_path.read_text(encoding="utf-8") if problem.starter_path.exists() else ""
-    pairs = similar_pairs({s: src for s, src in sources.items() if s in present}, starter)
+    pairs = similar_pairs({s: src for s, src in sources.items() if s in judged}, starter)
     near = similar_to(pairs)
     for row in rows:
         row.similar_to = near.get(row.student, [])
