@@ -1,0 +1,140 @@
+"""Probes for exercise 106: run inside the worker, next to the learner's module.
+
+Each probe is ``probe(solution, *args)``. The operator is reached only through the dispatcher
+(``torch.ops.ex106.gelu``); ``mlp`` is the learner's own Python function, which is what Dynamo
+traces. Probes return plain observations (graph counts, break reasons, outputs); the checker
+decides pass or fail and knows every expected value.
+
+Probes are not secret: reading them shows exactly how your code is exercised.
+"""
+
+import torch
+
+from judge.worker.observe import op_exists as _op_exists
+from judge.worker.observe import schema as _schema_of
+from torch._dynamo import explain as _explain
+from torch._dynamo import reset as _dynamo_reset
+from torch._dynamo.testing import CompileCounterWithBackend as _CompileCounter
+from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
+from torch.library import opcheck as _opcheck
+
+# Bound at import time, before the learner's module is imported, so that a submission which
+# replaces these functions afterwards does not change what the probes run.
+_compile = torch.compile
+_ops = torch.ops
+_empty = torch.empty
+_equal = torch.equal
+_Tensor = torch.Tensor
+_contiguous_format = torch.contiguous_format
+
+QUALIFIED = "ex106::gelu"
+OP_NAMES = ("ex106.gelu", "ex106.gelu.default")   # how a graph node's target prints for the operator
+
+
+# ---------------------------------------------------------------- helpers (not probes)
+
+def _op():
+    """The OpOverload ``ex106::gelu.default``; AttributeError if it is not registered."""
+    return _ops.ex106.gelu.default
+
+
+def _describe(t):
+    """Metadata of a (meta / fake / real) tensor as plain data."""
+    if not isinstance(t, _Tensor):
+        return {"is_tensor": False, "type": type(t).__name__}
+    return {"is_tensor": True, "shape": [int(s) for s in t.shape], "dtype": str(t.dtype),
+            "device": str(t.device), "type": type(t).__name__,
+            "contiguous": bool(t.is_contiguous(memory_format=_contiguous_format))}
+
+
+def _plain(t):
+    """A plain CPU tensor the checker can receive (or None)."""
+    if not isinstance(t, _Tensor):
+        return None
+    return t.detach().clone().contiguous()
+
+
+def _first_line(text):
+    text = str(text).strip()
+    return text.splitlines()[0][:300] if text else ""
+
+
+def _mlp(solution):
+    fn = getattr(solution, "mlp", None)
+    if not callable(fn):
+        raise AttributeError("mlp(x, w1, w2) is not defined in your file / 你的文件里没有定义 mlp(x, w1, w2)")
+    return fn
+
+
+# ---------------------------------------------------------------- the operator
+
+def op_exists(solution):
+    return _op_exists(QUALIFIED)
+
+
+def schema(solution):
+    """The registered schema as plain data, read from the dispatcher (see judge/worker/observe.py)."""
+    return _schema_of(QUALIFIED)
+
+
+def eager(solution, x):
+    """Call the operator once; the output, and whether the input changed or is shared."""
+    before = x.clone()
+    out = _op()(x)
+    if not isinstance(out, _Tensor):
+        return {"out": None, "type": type(out).__name__, "x_changed": not _equal(x, before),
+                "shares_input_memory": False, "contiguous": False}
+    shares = out.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
+    return {"out": _plain(out), "type": type(out).__name__, "x_changed": not _equal(x, before),
+            "shares_input_memory": shares, "contiguous": bool(out.is_contiguous())}
+
+
+def meta(solution, shape, dtype):
+    """Call the operator on a meta tensor (no data at all); describe the output."""
+    return _describe(_op()(_empty(*shape, dtype=dtype, device="meta")))
+
+
+def fake(solution, x):
+    """Call the operator under FakeTensorMode on a fake copy of a real CPU tensor."""
+    with _FakeTensorMode() as mode:
+        return _describe(_op()(mode.from_tensor(x)))
+
+
+def run_opcheck(solution, x):
+    """torch.library.opcheck (no input requires grad): {test name: "SUCCESS" or the error's first line}."""
+    result = _opcheck(_op(), (x.clone(),), raise_exception=False)
+    return {key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}"
+            for key, val in result.items()}
+
+
+# ---------------------------------------------------------------- mlp under Dynamo
+
+def mlp_eager(solution, x, w1, w2):
+    return _plain(_mlp(solution)(x, w1, w2))
+
+
+def explain(solution, x, w1, w2):
+    """torch._dynamo.explain(mlp)(x, w1, w2): graphs, graph breaks, the first break's reason, and how
+    many nodes of the captured graphs call ex106::gelu."""
+    _dynamo_reset()
+    try:
+        result = _explain(_mlp(solution))(x, w1, w2)
+    finally:
+        _dynamo_reset()
+    reasons = [_first_line(getattr(r, "reason", r)) for r in result.break_reasons]
+    calls = sum(1 for g in result.graphs for node in g.graph.nodes if str(node.target) in OP_NAMES)
+    return {"graphs": int(result.graph_count), "breaks": int(result.graph_break_count),
+            "reason": reasons[0] if reasons else "", "op_calls": calls}
+
+
+def compiled(solution, xs, w1, w2, dynamic):
+    """torch.compile(mlp, fullgraph=True, backend="aot_eager", dynamic=dynamic) called on each x in
+    turn; the outputs and how many graphs Dynamo compiled in all."""
+    _dynamo_reset()
+    counter = _CompileCounter("aot_eager")
+    try:
+        fn = _compile(_mlp(solution), fullgraph=True, backend=counter, dynamic=dynamic)
+        outs = [_plain(fn(x, w1, w2)) for x in xs]
+    finally:
+        _dynamo_reset()
+    return {"outs": outs, "graphs": int(counter.frame_count)}
