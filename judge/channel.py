@@ -18,7 +18,7 @@ MAX_FRAME = 8 << 20  # a few MiB: enough for exercise-sized tensors, too small t
 # Decoding cost grows with the pickle, not with tensor bytes (those are separate records read in one go):
 # torch's weights-only unpickler runs about 0.55 MiB of the cheapest opcodes a second here (an 8 MiB frame
 # of them took ~5 s), so a pickle is capped at 512 KiB (~1 s; a probe's honest reply is a few KiB), and the
-# checker's decoding also runs under a wall-clock budget inside the judgement's deadline.
+# checker's decoding also runs under a CPU budget, no longer than what is left of the judgement's deadline.
 MAX_PICKLE = 512 << 10
 DECODE_BUDGET_S = 2.0
 
@@ -71,7 +71,7 @@ def encode(obj, _save=torch.save, _buffer=io.BytesIO, _header=HEADER, _cap=MAX_F
 
 def decode(data: bytes, budget_s: float | None = None):
     """The object in one frame's body (after its header); ChannelClosed for anything that is not a safe frame,
-    TooCostly when decoding would take more than `budget_s` seconds (enforced on the main thread)."""
+    TooCostly when decoding would take more than `budget_s` CPU seconds (enforced on the main thread)."""
     check_archive(data)
     try:
         with _budget(budget_s):
@@ -84,9 +84,10 @@ def decode(data: bytes, budget_s: float | None = None):
 
 @contextlib.contextmanager
 def _budget(seconds: float | None):
-    """A wall-clock alarm that interrupts what runs inside; only on the main thread with SIGALRM unused."""
+    """A CPU-time alarm (decoding is pure CPU work) that interrupts what runs inside; only on the main thread
+    and while SIGVTALRM is unused (SIGALRM is left to pytest-timeout and the like)."""
     usable = (seconds is not None and threading.current_thread() is threading.main_thread()
-              and hasattr(signal, "setitimer") and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None))
+              and hasattr(signal, "setitimer") and signal.getsignal(signal.SIGVTALRM) in (signal.SIG_DFL, None))
     if not usable:
         yield
         return
@@ -94,13 +95,13 @@ def _budget(seconds: float | None):
     def overrun(_signum, _frame):
         raise _Overrun
 
-    signal.signal(signal.SIGALRM, overrun)
-    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.001))
+    signal.signal(signal.SIGVTALRM, overrun)
+    signal.setitimer(signal.ITIMER_VIRTUAL, max(seconds, 0.001))
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
+        signal.signal(signal.SIGVTALRM, signal.SIG_DFL)
 
 
 class Channel:

@@ -90,7 +90,7 @@ def test_contents_of_extra_modules_containers_are_watched():
             return False
 
     assert mod.TABLE != Unwrap()  # the unwrap itself, as an attacker would run it
-    assert integrity.first_change(snapshot) == "probes_fixture.TABLE[...]"
+    assert integrity.first_change(snapshot) == "probes_fixture.TABLE[...].check"
     table["check"] = len
     mod.TESTS.append("c")
     assert integrity.first_change(snapshot) == "probes_fixture.TESTS[...]"
