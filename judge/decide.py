@@ -21,6 +21,18 @@ class CheckerLog:
     exit_code: int | None = None
     fault: str = ""                                           # an infrastructure fault seen by the judge
     checker_output: str = ""                                  # what pytest printed, for diagnosing faults
+    skipped_tiers: tuple[str, ...] = ()                       # tiers with no runner here: their cases are skipped
+
+
+def ran_cases(log: CheckerLog, cases: list[CaseResult]) -> list[CaseResult]:
+    """The cases the verdict covers: all but those skipped because their tier (GPU) has no runner here."""
+    return [case for case, meta in zip(cases, log.collected)
+            if not (meta.get("tier") in log.skipped_tiers and case.outcome == Outcome.skipped)]
+
+
+def tiers_of(log: CheckerLog) -> dict[str, str]:
+    return {tier: "skipped" if tier in log.skipped_tiers else "ran"
+            for tier in dict.fromkeys(meta.get("tier", "cpu") for meta in log.collected)}
 
 
 LIMIT_MESSAGES = {
@@ -76,20 +88,21 @@ def decide(problem_id: str, mode: str, log: CheckerLog, worker: JobFacts | None,
              for c in log.collected]
     lost = any(c.outcome == Outcome.error for c in cases) and log.import_error is None
     fault = _internal_fault(log, worker)
-    passed = sum(c.outcome == Outcome.passed for c in cases)
+    ran = ran_cases(log, cases)
+    passed = sum(c.outcome == Outcome.passed for c in ran)
     verdicts = _worker_verdicts(worker, lost)
     if fault:
         verdicts.append(Verdict.internal_error)
     if log.import_error is not None:
         verdicts.append(Verdict.compile_error)
-    if passed < len(cases):
+    if passed < len(ran):
         verdicts.append(Verdict.wrong_answer)
     verdict = Verdict.worst(verdicts) if verdicts else Verdict.accepted
-    if verdict == Verdict.accepted and (not cases or passed != len(cases)):
+    if verdict == Verdict.accepted and (not ran or passed != len(ran)):
         verdict = Verdict.internal_error  # accepting needs positive evidence
     detail = f"{fault}\n{log.checker_output[-3000:]}" if fault else ""
     return Report(problem=problem_id, verdict=verdict, mode=mode, cases=cases, passed=passed, total=len(cases),
-                  score=round(passed / len(cases), 4) if cases else 0.0,
+                  score=round(passed / len(ran), 4) if ran else 0.0, tiers=tiers_of(log),
                   message=Text.same(_summary(verdict, mode, log, worker, limits)), detail=detail, run=worker or RunInfo())
 
 

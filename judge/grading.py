@@ -1,68 +1,81 @@
-"""One judgement: scratch folder, a worker and a checker wired together, events relayed, facts decided."""
+"""One judgement: a worker started through its runner, a checker wired to it, events relayed, facts decided.
+
+A problem with tiers may take two passes (CPU tier on the CPU runner, GPU tier on a GPU runner); their
+case logs and worker facts are merged before the one decision.
+"""
 
 from __future__ import annotations
 
-import shutil
 import socket
-import tempfile
 import time
-from pathlib import Path
+from typing import Callable
 
 from judge.checker.events import read_events
 from judge.decide import CheckerLog, decide
 from judge.events import CaseFinished, Collected, Done, EventSink
 from judge.models import CaseResult, Report
 from judge.problems import Problem
+from judge.runners import Runner, WorkerLaunch
+from judge.runners import select
 from judge.settings import Settings
-from sandbox import JobSpec, ZygoteClient
+from sandbox import JobFacts, JobSpec, ZygoteClient
 from sandbox.host import LAYERS
 
 CHECKER_GRACE_S = 30  # the checker outlives the worker's limit by this much to report every case
 
 
-def grade_once(problem: Problem, source: str, mode: str, worker_zygote: ZygoteClient, checker_zygote: ZygoteClient,
-               display_name: str, settings: Settings, on_event: EventSink | None) -> Report:
+def grade_once(problem: Problem, source: str, mode: str, runners: Callable[[str], Runner],
+               checker_zygote: ZygoteClient, display_name: str, settings: Settings,
+               on_event: EventSink | None) -> Report:
+    """runners(key) gives the warm runner named by the problem's tier plan (judge.runners.select)."""
     emit = on_event or (lambda event: None)
+    plan = select.plan(problem.meta, settings)
+    relay = Relay(emit)
+    results = [_one_pass(problem, source, mode, runners(step.runner), checker_zygote, display_name, settings,
+                         step, plan.skipped, relay) for step in plan.passes]
+    log, worker_facts = merge(results)
+    log.skipped_tiers = plan.skipped
     limits = problem.meta.limits
-    scratch = Path(tempfile.mkdtemp(prefix="pj-"))
-    try:
-        (scratch / "solution.py").write_text(source, encoding="utf-8")
-        shutil.copy(problem.probes_path, scratch / "probes.py")
-        deadline = time.time() + limits.wall_s
-        checker_end, worker_end = socket.socketpair()
-        events_in, events_out = socket.socketpair()
-        worker = worker_zygote.run(JobSpec(
-            target="judge.worker.main:serve", wall_s=limits.wall_s, memory_bytes=limits.memory_mib << 20,
-            output_bytes=limits.output_kib << 10, workdir=str(scratch), isolate=True, threads=settings.worker_threads,
-            hide=[str(problem.root.parent)], skip=skipped_layers(settings),
-            # No native code of the learner's own: a library it compiled and loaded would run below the
-            # worker's guard (judge/worker/guard.py). Probes compile with aot_eager, which writes no code.
-            scratch_exec=False,
-            payload={"solution_path": str(scratch / "solution.py"), "probes_path": str(scratch / "probes.py"),
-                     "display_name": display_name}), [worker_end.fileno()])
-        worker_end.close()
-        checker = checker_zygote.run(JobSpec(
-            target="judge.checker.run:main", wall_s=limits.wall_s + CHECKER_GRACE_S, output_bytes=4 << 20,
-            threads=settings.worker_threads,
-            payload={"deadline": deadline, "meta": problem.meta.model_dump(mode="json"),
-                     "display_name": display_name, "root": str(problem.root),
-                     "test_files": [str(p) for p in problem.test_files(mode)]}),
-            [checker_end.fileno(), events_out.fileno()])
-        checker_end.close()
-        events_out.close()
-        log = _relay(events_in, emit)
-        events_in.close()
-        checker_facts = checker.wait()
-        worker_facts = worker.wait(timeout=10) or _kill_and_wait(worker)
-        if log.exit_code is None:
-            log.fault = "checker ended without finishing"
-        log.checker_output = checker_facts.output_tail
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
     report = decide(problem.id, mode, log, worker_facts,
                     {"memory": limits.memory_mib, "wall": limits.wall_s, "output": limits.output_kib})
     emit(Done(verdict=report.verdict))
     return report
+
+
+def _one_pass(problem: Problem, source: str, mode: str, runner: Runner, checker_zygote: ZygoteClient,
+              display_name: str, settings: Settings, step: select.Pass, skipped: tuple[str, ...],
+              relay: "Relay") -> tuple[CheckerLog, JobFacts]:
+    limits = problem.meta.limits
+    deadline = time.time() + limits.wall_s
+    checker_end, worker_end = socket.socketpair()
+    events_in, events_out = socket.socketpair()
+    worker = runner.start(WorkerLaunch(
+        source=source, probes_path=problem.probes_path, display_name=display_name, wall_s=limits.wall_s,
+        memory_bytes=limits.memory_mib << 20, output_bytes=limits.output_kib << 10, threads=settings.worker_threads,
+        env=dict(step.env), hide=(str(problem.root.parent),), skip_layers=tuple(skipped_layers(settings))),
+        worker_end.fileno())
+    try:
+        worker_end.close()
+        checker = checker_zygote.run(JobSpec(
+            target="judge.checker.run:main", wall_s=limits.wall_s + CHECKER_GRACE_S, output_bytes=4 << 20,
+            threads=settings.worker_threads, env=dict(step.env),
+            payload={"deadline": deadline, "meta": problem.meta.model_dump(mode="json"),
+                     "display_name": display_name, "root": str(problem.root),
+                     "test_files": [str(p) for p in problem.test_files(mode)],
+                     "run_tiers": list(step.run_tiers), "skip_tiers": list(skipped)}),
+            [checker_end.fileno(), events_out.fileno()])
+        checker_end.close()
+        events_out.close()
+        log = relay.read(events_in)
+        events_in.close()
+        checker_facts = checker.wait()
+        worker_facts = worker.wait(timeout=10) or _kill_and_wait(worker)
+    finally:
+        worker.close()
+    if log.exit_code is None:
+        log.fault = "checker ended without finishing"
+    log.checker_output = checker_facts.output_tail
+    return log, worker_facts
 
 
 def skipped_layers(settings: Settings) -> list[str]:
@@ -77,25 +90,64 @@ def _kill_and_wait(job):
     return job.wait()
 
 
-def _relay(sock: socket.socket, emit: EventSink) -> CheckerLog:
-    """Read checker events into a log, passing learner-safe ones on to the caller."""
-    log, hidden_no = CheckerLog(), 0
-    for event in read_events(sock):
-        kind = event.get("type")
-        if kind == "collected":
-            log.collected = event["cases"]
-            emit(Collected(total=len(log.collected)))
-        elif kind == "import_error":
-            log.import_error, log.import_message = event["error"], event["message"]
-        elif kind == "collect_error":
-            log.collect_errors.append(event["detail"])
-        elif kind == "case_finished":
-            case = CaseResult(name=event["name"], hidden=event["hidden"], outcome=event["outcome"],
-                              message=event["message"], hint=event.get("hint") or {}, detail=event["detail"],
-                              duration_s=event["duration_s"])
-            log.finished[event["id"]] = case
-            hidden_no += case.hidden
-            emit(CaseFinished.of(case, len(log.finished), len(log.collected), hidden_no))
-        elif kind == "finished":
-            log.exit_code = event["exit_code"]
-    return log
+def merge(results: list[tuple[CheckerLog, JobFacts]]) -> tuple[CheckerLog, JobFacts]:
+    """One log and one set of worker facts from several passes (the worst of each fact)."""
+    if len(results) == 1:
+        return results[0]
+    log, facts = CheckerLog(), JobFacts()
+    for part, seen in results:
+        log.collected += part.collected
+        log.finished.update(part.finished)
+        log.import_error, log.import_message = log.import_error or part.import_error, log.import_message or part.import_message
+        log.collect_errors += part.collect_errors
+        log.exit_code = part.exit_code if log.exit_code in (None, 0) else log.exit_code
+        log.fault = "; ".join(filter(None, (log.fault, part.fault)))
+        log.checker_output += part.checker_output
+        facts = _worse(facts, seen)
+    return log, facts
+
+
+def _worse(kept: JobFacts, seen: JobFacts) -> JobFacts:
+    abnormal = seen.signal is not None or seen.exit_code not in (None, 0)
+    return JobFacts(
+        exit_code=seen.exit_code if abnormal or kept.exit_code is None else kept.exit_code,
+        signal=kept.signal if kept.signal is not None else seen.signal,
+        timed_out=kept.timed_out or seen.timed_out, memory_exceeded=kept.memory_exceeded or seen.memory_exceeded,
+        output_exceeded=kept.output_exceeded or seen.output_exceeded, wall_s=kept.wall_s + seen.wall_s,
+        peak_memory_mib=max(filter(None, (kept.peak_memory_mib, seen.peak_memory_mib)), default=None),
+        output_tail=(kept.output_tail + seen.output_tail)[-(64 << 10):], layers=kept.layers or seen.layers,
+        setup_s=kept.setup_s or seen.setup_s, sandbox_error=kept.sandbox_error or seen.sandbox_error)
+
+
+class Relay:
+    """Reads checker events into a log per pass, passing learner-safe ones on; counts run on across passes."""
+
+    def __init__(self, emit: EventSink):
+        self.emit, self.total, self.done, self.hidden_no = emit, 0, 0, 0
+
+    def read(self, sock: socket.socket) -> CheckerLog:
+        log = CheckerLog()
+        for event in read_events(sock):
+            kind = event.get("type")
+            if kind == "collected":
+                log.collected = event["cases"]
+                self.total += len(log.collected)
+                self.emit(Collected(total=self.total))
+            elif kind == "import_error":
+                log.import_error, log.import_message = event["error"], event["message"]
+            elif kind == "collect_error":
+                log.collect_errors.append(event["detail"])
+            elif kind == "case_finished":
+                self._finished(log, event)
+            elif kind == "finished":
+                log.exit_code = event["exit_code"]
+        return log
+
+    def _finished(self, log: CheckerLog, event: dict) -> None:
+        case = CaseResult(name=event["name"], hidden=event["hidden"], outcome=event["outcome"],
+                          message=event["message"], hint=event.get("hint") or {}, detail=event["detail"],
+                          duration_s=event["duration_s"])
+        log.finished[event["id"]] = case
+        self.done += 1
+        self.hidden_no += case.hidden
+        self.emit(CaseFinished.of(case, self.done, self.total, self.hidden_no))

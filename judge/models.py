@@ -119,7 +119,8 @@ class Report(BaseModel):
     problem_digest: str = Field("", description="Hash of the problem's tests, probes and metadata that judged this.")
     flags: list[str] = Field(default_factory=list, description="For instructors: source constructs a human should look "
                              "at (frame walking, gc, ctypes, ...), tampering. Never changes the verdict; never public.")
-    tiers: dict[str, str] = Field(default_factory=dict, description="Tier name ('cpu', 'gpu') -> 'ran' or 'skipped'.")
+    tiers: dict[str, str] = Field(default_factory=dict, description="Tier name ('cpu', 'gpu') -> 'ran' or 'skipped'. "
+                                  "Score and verdict cover the cases that ran; a skipped tier's cases are still to do.")
     judged_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
     duration_s: float = 0.0
 
@@ -138,7 +139,8 @@ class Report(BaseModel):
                             total=self.total, mode=self.mode, lang=lang, message=self.message.get(lang), cases=cases,
                             # Output printed during hidden tests could reveal their inputs: show it for "run" only.
                             output=fence_output(self.run.output_tail) if self.mode == "run" else "",
-                            duration_s=round(self.duration_s, 3), versions=self.versions, judged_at=self.judged_at)
+                            duration_s=round(self.duration_s, 3), versions=self.versions, judged_at=self.judged_at,
+                            tiers=dict(self.tiers))
 
 
 def public_hidden_case(number: int, case: CaseResult, lang: Lang) -> "PublicCase":
@@ -178,4 +180,6 @@ class PublicReport(BaseModel):
     output: str = Field("", description="Tail of what the learner's code printed.")
     duration_s: float
     versions: dict[str, str]
+    tiers: dict[str, str] = Field(default_factory=dict, description="Tier name ('cpu', 'gpu') -> 'ran' or 'skipped' "
+                                  "(a skipped tier had no runner here: its cases are still to do).")
     judged_at: datetime

@@ -13,6 +13,8 @@ from judge.flags import report_flags
 from judge.grading import grade_once
 from judge.models import Fault, Report, Verdict
 from judge.problems import Problem, ProblemSet
+from judge.runners import Runner
+from judge.runners.make import make_runner
 from judge.settings import Settings
 from judge.versions import judge_versions
 from judge.source import check_source
@@ -36,6 +38,8 @@ class Judge:
         self.problem_set = ProblemSet(self.settings.problems_dir)
         self._zygotes: tuple[ZygoteClient, ZygoteClient] | None = None
         self._lock = threading.Lock()
+        self._runners: dict[str, Runner] = {}  # by key of judge.runners.select; local ones wrap the worker zygote
+        self._runner_lock = threading.Lock()
 
     def problems(self) -> list[Problem]:
         return self.problem_set.all()
@@ -52,8 +56,8 @@ class Judge:
         source = check_source(source_code, min(problem.meta.limits.source_kib << 10, self.settings.max_source_bytes))
         started = time.monotonic()
         try:
-            worker_zygote, checker_zygote = self._warm()
-            report = grade_once(problem, source, mode, worker_zygote, checker_zygote,
+            checker_zygote = self._warm()
+            report = grade_once(problem, source, mode, self._runner, checker_zygote,
                                 display_name or problem.meta.solution_file, self.settings, on_event)
         except JudgeError:
             raise
@@ -71,7 +75,8 @@ class Judge:
     def versions(self) -> dict[str, str]:
         return judge_versions()
 
-    def _warm(self) -> tuple[ZygoteClient, ZygoteClient]:
+    def _warm(self) -> ZygoteClient:
+        """The checker zygote, with the local runner's worker zygote started beside it."""
         with self._lock:
             if self._zygotes is None or not all(z.alive for z in self._zygotes):
                 self._discard_zygotes()
@@ -81,13 +86,28 @@ class Judge:
                 for zygote in zygotes:  # both import torch at once, on separate cores
                     zygote.wait_ready()
                 self._zygotes = zygotes
-            return self._zygotes
+            return self._zygotes[1]
+
+    def _runner(self, key: str) -> Runner:
+        """The warm runner for a tier plan's key (judge.runners.select), started on first use."""
+        with self._runner_lock:
+            runner = self._runners.get(key)
+            if runner is None or not runner.alive:
+                if runner is not None:
+                    runner.close()
+                worker_zygote = self._zygotes[0] if self._zygotes else None
+                runner = self._runners[key] = make_runner(key, self.settings, worker_zygote)
+            return runner
 
     def _discard_zygotes(self) -> None:
         if self._zygotes is not None:
             for zygote in self._zygotes:
                 zygote.close()
             self._zygotes = None
+        with self._runner_lock:
+            runners, self._runners = self._runners, {}
+        for runner in runners.values():
+            runner.close()
 
     def close(self) -> None:
         with self._lock:

@@ -8,6 +8,7 @@ from judge.checker.errors import LearnerError, WorkerLost
 from judge.checker.events import EventWriter
 from judge.checker.messages import case_message, import_failure, learner_failure
 from judge.checker.remote import ImportFailed, Remote
+from judge.checker.tiers import tier_of
 from judge.feedback import as_text
 from judge.models import ProblemMeta
 
@@ -58,8 +59,9 @@ class JudgePlugin:
             if marker is not None and len(marker.args) == 2:
                 case.hint = {"zh": str(marker.args[0]), "en": str(marker.args[1])}
         self.events.send({"type": "collected",
-                          "cases": [{"id": nodeid, "name": c.name, "hidden": c.hidden}
-                                    for nodeid, c in self.cases.items()]})
+                          "cases": [{"id": item.nodeid, "name": self.cases[item.nodeid].name,
+                                     "hidden": self.cases[item.nodeid].hidden, "tier": tier_of(item)}
+                                    for item in session.items]})
         hello = self._remote.handshake()
         if hello["import"] == "error":
             self.events.send({"type": "import_error", "error": hello,
@@ -80,7 +82,7 @@ class JudgePlugin:
         case = self.cases[item.nodeid]
         case.duration += call.duration
         if report.skipped and case.outcome == "passed":
-            case.outcome, case.message = "skipped", "跳过"
+            case.outcome, case.message = "skipped", _skip_reason(report) or "跳过"
         elif report.failed and case.outcome in ("passed", "skipped"):
             exc = call.excinfo.value if call.excinfo else None
             lost = isinstance(exc, (WorkerLost, ImportFailed))
@@ -95,3 +97,11 @@ class JudgePlugin:
                           "outcome": case.outcome, "message": as_text(case.message).model_dump(), "hint": case.hint,
                           "detail": case.detail,
                           "duration_s": round(case.duration, 4)})
+
+
+def _skip_reason(report) -> str:
+    """The reason a skip marker gave (pytest keeps (file, line, "Skipped: reason") for a skip)."""
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        return str(longrepr[2]).removeprefix("Skipped: ")
+    return ""

@@ -12,6 +12,7 @@ from judge.channel import Channel
 from judge.checker.events import EventWriter
 from judge.checker.plugin import JudgePlugin
 from judge.checker.remote import Remote
+from judge.checker.tiers import TIERS, TierPlugin
 from judge.models import ProblemMeta
 
 INI = Path(__file__).with_name("pytest.ini")
@@ -26,6 +27,7 @@ def main(fds: list[int], payload: dict) -> None:
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # third-party plugins must not shape a verdict
     args = [*payload["test_files"], "-c", str(INI), "--rootdir", payload["root"], "-q", "--tb=short",
             "-W", "ignore::DeprecationWarning"]
-    code = pytest.main(args, plugins=[plugin])
+    tiers = TierPlugin(payload.get("run_tiers", TIERS), payload.get("skip_tiers", ()))
+    code = pytest.main(args, plugins=[plugin, tiers])
     channel.close()  # tells the worker to exit
     events.send({"type": "finished", "exit_code": int(code)})

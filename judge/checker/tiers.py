@@ -1,0 +1,42 @@
+"""Tiers of a problem's tests: `@pytest.mark.gpu` cases form the GPU tier, the others the CPU tier.
+
+The judge runs each tier on a runner that can run it. A tier with no runner here is not failed: its cases
+are reported `skipped` with the reason below, and the verdict covers the cases that ran.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from judge.feedback import msg
+
+CPU, GPU = "cpu", "gpu"
+TIERS = (CPU, GPU)
+RAN, SKIPPED = "ran", "skipped"
+NEEDS_GPU = msg("这一部分需要 CUDA GPU：请在有 GPU 的机器上运行，或提交到有 GPU 的判题服务器",
+                "this part needs a CUDA GPU: run it on a GPU host, or submit to a judge server that has one")
+
+
+def tier_of(item: pytest.Item) -> str:
+    return GPU if item.get_closest_marker(GPU) is not None else CPU
+
+
+class TierPlugin:
+    """In the checker: keep the cases of the tiers this pass runs, mark those of tiers without a runner skipped."""
+
+    def __init__(self, run: list[str], skip: list[str]):
+        self.run, self.skip = set(run), set(skip)
+
+    def pytest_collection_modifyitems(self, config, items):
+        kept, dropped = [], []
+        for item in items:
+            tier = tier_of(item)
+            if tier in self.skip:
+                item.add_marker(pytest.mark.skip(reason=NEEDS_GPU))
+            if tier in self.run or tier in self.skip:
+                kept.append(item)
+            else:
+                dropped.append(item)  # another pass (on another runner) runs these
+        if dropped:
+            config.hook.pytest_deselected(items=dropped)
+            items[:] = kept
