@@ -9,6 +9,7 @@ from dataclasses import dataclass
 NEAR_IDENTICAL = 0.8   # both files share at least this fraction of their (non-starter) fingerprints, on average
 NOISE_K = 25           # copydetect's defaults: k-grams of 25 filtered characters, every one kept (window 1)
 WINDOW = 1
+MIN_OWN = 40           # fingerprints left once the starter is removed: fewer is too little code to call copied
 
 
 @dataclass(frozen=True)
@@ -48,8 +49,8 @@ def _fingerprint(cls, code: str, boilerplate):
 
 
 def _score(compare, first, second) -> float:
-    if not len(first.hashes) or not len(second.hashes):
-        return 0.0  # nothing left beyond the starter: nothing to have copied
+    if min(len(first.hashes), len(second.hashes)) < MIN_OWN:
+        return 0.0  # (almost) nothing beyond the starter: nothing to have copied
     shared = len(first.hashes & second.hashes) / min(len(first.hashes), len(second.hashes))
     if shared < NEAR_IDENTICAL / 2:
         return shared  # far apart already by shared fingerprints: skip copydetect's slower slice matching

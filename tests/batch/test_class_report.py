@@ -1,0 +1,84 @@
+"""class-report.html rendered in Debian's Chromium: self-contained, every section drawn, learner text inert."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from judge.batch.classreport import check_failures, render_class_report, score_histogram
+from judge.batch.rows import Row
+from judge.batch.similarity import Pair
+from judge.i18n import Text
+from judge.models import CaseResult, Outcome, Report, Verdict
+from judge.problems import ProblemSet
+from tests.batch.conftest import ARTIFACTS, FIXTURE
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+
+
+def _row(student: str, verdict: Verdict, fails: set[str], flags=(), seconds=1.0) -> Row:
+    names = ["test_schema_mutates_args", "test_fake_shape", "test_backward_values", "test_compile_single_graph"]
+    cases = [CaseResult(name=n, outcome=Outcome.failed if n in fails else Outcome.passed, detail="AssertionError")
+             for n in names]
+    cases.append(CaseResult(name="test_hidden_noncontiguous", hidden=True, hint=Text(zh="非连续缓存", en="non-contiguous caches"),
+                            outcome=Outcome.failed if "hidden" in fails else Outcome.passed))
+    passed = sum(c.outcome == Outcome.passed for c in cases)
+    report = Report(problem="900", verdict=verdict, score=passed / len(cases), passed=passed, total=len(cases),
+                    cases=cases, duration_s=seconds, flags=list(flags))
+    return Row.judged(student, f"{student}.py", "0" * 64, report)
+
+
+def class_rows() -> list[Row]:
+    rows = [_row(f"student{i:02d}", Verdict.accepted, set(), seconds=1 + i / 10) for i in range(12)]
+    rows += [_row(f"wa{i}", Verdict.wrong_answer, {"test_schema_mutates_args", "hidden"}, seconds=2) for i in range(7)]
+    rows += [_row("slowpoke", Verdict.time_limit_exceeded, {"test_compile_single_graph"}, seconds=60)]
+    rows += [_row("x<b>bold</b>y", Verdict.wrong_answer, {"test_fake_shape"}, flags=["frame-walking", "gc"])]
+    rows += [Row.rejected("empty", "empty.py", "", Text(zh="文件是空的", en="the file is empty"))]
+    return rows
+
+
+def test_aggregates_rank_the_check_the_class_missed_first():
+    checks = check_failures(class_rows())
+    assert checks[0]["name"] in ("test_schema_mutates_args", "test_hidden_noncontiguous")
+    assert checks[0]["failed"] == 7 and checks[0]["ran"] == 21  # the rejected file is not counted
+    assert sum(b["count"] for b in score_histogram(class_rows())) == len(class_rows())
+    assert score_histogram(class_rows())[-1]["count"] == 12  # full marks stand alone
+
+
+def test_class_report_renders_offline_in_chromium(tmp_path):
+    if not Path(CHROMIUM).exists():
+        pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")
+    from playwright.sync_api import sync_playwright
+
+    problem = ProblemSet(FIXTURE.parent).get("900")
+    pairs = [Pair("wa0", "wa1", 0.97), Pair("wa1", "wa2", 0.91)]
+    html = render_class_report(class_rows(), pairs, problem, "en")
+    page_path = tmp_path / "class-report.html"
+    page_path.write_text(html, encoding="utf-8")
+    ARTIFACTS.mkdir(exist_ok=True)
+    outside, errors = [], []
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.route("**/*", lambda route: (outside.append(route.request.url), route.abort())
+                   if not route.request.url.startswith("file://") else route.continue_())
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.goto(page_path.as_uri())
+        page.screenshot(path=str(ARTIFACTS / "class-report.png"), full_page=True)
+        for section in ("verdicts", "scores", "checks", "similarity", "flagged", "slowest"):
+            assert page.locator(f"#{section}").is_visible(), section
+        assert page.locator("#verdicts svg rect").count() == 4  # accepted, wrong_answer, tle, rejected
+        assert page.locator("#scores svg rect").count() == 11
+        first_check = page.locator("#checks tr").nth(1).inner_text()
+        assert "33%" in first_check and "7/21" in first_check
+        assert "wa0" in page.locator("#similarity").inner_text() and "97%" in page.locator("#similarity").inner_text()
+        flagged = page.locator("#flagged").inner_text()
+        assert "x<b>bold</b>y" in flagged and "frame-walking" in flagged  # shown as text, never as markup
+        assert page.evaluate("document.querySelectorAll('script, b b, iframe').length") == 0
+        assert page.locator("#slowest tr").nth(1).inner_text().startswith("slowpoke")
+        browser.close()
+    assert outside == [] and errors == []
+    assert (ARTIFACTS / "class-report.png").stat().st_size > 10_000

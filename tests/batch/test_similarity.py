@@ -1,0 +1,80 @@
+"""Near-identical code found through renamed variables; the starter does not make everyone similar."""
+
+from __future__ import annotations
+
+from judge.batch.similarity import clusters, similar_pairs, similar_to
+
+STARTER = '''import torch
+
+
+def rms_norm(x, weight, eps=1e-6):
+    """Return x / sqrt(mean(x**2) + eps) * weight."""
+    raise NotImplementedError
+'''
+ORIGINAL = '''import torch
+
+
+def rms_norm(x, weight, eps=1e-6):
+    """Return x / sqrt(mean(x**2) + eps) * weight."""
+    squares = x.float().pow(2)
+    mean_square = squares.mean(dim=-1, keepdim=True)
+    scale = torch.rsqrt(mean_square + eps)
+    result = (x.float() * scale).to(x.dtype)
+    return result * weight
+
+
+def check(values, expected):
+    total = 0
+    for index, value in enumerate(values):
+        if value != expected[index]:
+            total += 1
+    return total
+'''
+RENAMED = '''import torch
+
+
+def rms_norm(inp, w, epsilon=1e-6):
+    """Return x / sqrt(mean(x**2) + eps) * weight."""
+    # my own work!
+    sq = inp.float().pow(2)
+    ms = sq.mean(dim=-1, keepdim=True)
+    factor = torch.rsqrt(ms + epsilon)
+    out = (inp.float() * factor).to(inp.dtype)
+    return out * w
+
+
+def check(vals, exp):
+    n_bad = 0
+    for i, v in enumerate(vals):
+        if v != exp[i]:
+            n_bad += 1
+    return n_bad
+'''
+DIFFERENT = '''import torch
+
+
+def rms_norm(x, weight, eps=1e-6):
+    """Return x / sqrt(mean(x**2) + eps) * weight."""
+    norm = torch.linalg.vector_norm(x.double(), ord=2, dim=-1, keepdim=True)
+    rms = norm / (x.shape[-1] ** 0.5)
+    return (x.double() / torch.sqrt(rms * rms + eps)).to(x.dtype) * weight
+'''
+
+
+def test_a_renamed_variables_copy_is_near_identical_and_a_different_solution_is_not():
+    pairs = similar_pairs({"alice": ORIGINAL, "bob": RENAMED, "carol": DIFFERENT}, STARTER)
+    assert [(p.a, p.b) for p in pairs] == [("alice", "bob")]
+    assert pairs[0].score >= 0.9
+    assert similar_to(pairs) == {"alice": ["bob"], "bob": ["alice"]}
+
+
+def test_the_starter_is_boilerplate():
+    """Two students who add a line each to a long starter are not near-identical: the starter is not theirs."""
+    both_starter = {"dave": ORIGINAL + "\nX = 1\n", "erin": ORIGINAL + "\nY = [2]\n"}
+    assert similar_pairs(both_starter, ORIGINAL) == []
+    assert similar_pairs(both_starter, "") != []  # without the starter as boilerplate they would match
+
+
+def test_clusters_join_chains_of_pairs():
+    pairs = similar_pairs({"a": ORIGINAL, "b": RENAMED, "c": ORIGINAL + "\n# c\n", "d": DIFFERENT}, STARTER)
+    assert clusters(pairs) == [["a", "b", "c"]]
