@@ -16,6 +16,8 @@ import torch
 import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from judge.feedback import msg
+
 
 def _load_programs():
     spec = importlib.util.spec_from_file_location("_ex101_probes", Path(__file__).with_name("probes.py"))
@@ -67,25 +69,52 @@ def add_counts(*many):
 
 
 # ---------------------------------------------------------------- checks
+# Each fails with one message in both languages. ``where`` is a (zh, en) pair naming what was
+# counted, for example ("RMSNorm + Linear + SiLU", "RMSNorm + Linear + SiLU").
+
+def fail(where, zh, en):
+    raise AssertionError(msg(f"{where[0]}：{zh}", f"{where[1]}: {en}"))
+
+
+def check_mapping(obs, where, what=("counts", "counts")):
+    """obs is probes._read_counts output: a mapping from str to int, else a failure naming why."""
+    if not obs["has_counts"]:
+        fail(where, "OpCounter 没有 counts 属性（在 __init__ 里创建 self.counts）",
+             "OpCounter has no counts attribute (create self.counts in __init__)")
+    if not obs["is_mapping"]:
+        fail(where, f"{what[0]} 应是从 str 到 int 的映射（推荐 collections.Counter，dict 也可以），实际是 {obs['type']}",
+             f"{what[1]} must be a mapping from str to int (collections.Counter is recommended; a dict works "
+             f"too), not {obs['type']}")
+    if obs["bad"]:
+        zh = "，".join(f"键 {b['key']}（{b['key_type']}）的值 {b['value']}（{b['value_type']}）" for b in obs["bad"])
+        en = ", ".join(f"key {b['key']} ({b['key_type']}) with value {b['value']} ({b['value_type']})" for b in obs["bad"])
+        fail(where, f"counts 的键应是 str(func)（如 \"aten.mm.default\"），值应是 int：{zh}",
+             f"the keys of counts must be str(func) (like \"aten.mm.default\") and the values ints: {en}")
+
 
 def check_counts(obs, expected, where):
-    """obs is probes._read_counts output; expected a {str: int}. Fails with the first few
-    differences, in the chapter's terms."""
-    assert obs["is_counter"], f"{where}：counts 应是 collections.Counter，实际是 {obs['type']}"
-    assert not obs["bad"], (
-        f"{where}：counts 的键应是 str(func)（如 \"aten.mm.default\"），值应是 int：{'，'.join(obs['bad'])}")
+    """The learner's counts (probes._read_counts output) equal ``expected`` ({str: int}); else a
+    failure listing the first few differences, in the chapter's terms."""
+    check_mapping(obs, where)
     got = obs["counts"]
     if got == expected:
         return
-    lines = [f"{name} 应计 {n} 次，实际 {got.get(name, 0)} 次"
-             for name, n in sorted(expected.items()) if got.get(name, 0) != n]
-    lines += [f"多计了 {name}（{n} 次）" for name, n in sorted(got.items()) if name not in expected]
-    shown = "；".join(lines[:3]) + (f"；另有 {len(lines) - 3} 处不同" if len(lines) > 3 else "")
+    diffs = [(name, n, got.get(name, 0)) for name, n in sorted(expected.items()) if got.get(name, 0) != n]
+    diffs += [(name, 0, n) for name, n in sorted(got.items()) if name not in expected]
+    more = len(diffs) - 3
+    # One sentence (the report keeps a message's first sentence whole): no 。；in zh, no '. ' in en.
+    zh = "，".join(f"{name} 计了 {m} 次而不是 {n} 次" for name, n, m in diffs[:3]) + (
+        f"，另有 {more} 处不同" if more > 0 else "")
+    en = "; ".join(f"{name} counted {m} times instead of {n}" for name, n, m in diffs[:3]) + (
+        f"; {more} more differences" if more > 0 else "")
     if not got:
-        raise AssertionError(f"{where}：一个算子也没有计到（应有 {sum(expected.values())} 次 aten 调用）。{shown}")
+        fail(where, f"一个算子也没有计到（应有 {sum(expected.values())} 次 aten 调用）：{zh}",
+             f"no operator was counted (there are {sum(expected.values())} aten calls): {en}")
     odd = any(name not in expected and not (name.startswith("aten.") and name.count(".") == 2) for name in got)
-    hint = "（键应是 str(func)，形如 aten.mm.default）" if odd else ""
-    raise AssertionError(f"{where}：计数不对{hint}：{shown}")
+    if odd:
+        fail(where, f"计数不对（键应是 str(func)，形如 aten.mm.default）：{zh}",
+             f"wrong counts (the keys must be str(func), like aten.mm.default): {en}")
+    fail(where, f"计数不对：{zh}", f"wrong counts: {en}")
 
 
 @pytest.fixture(scope="session")
@@ -103,20 +132,28 @@ def check_values(tol):
     values (the mode must hand back exactly what func returned)."""
 
     def check(got, want, where):
-        assert got is not None and len(got) == len(want), f"{where}：程序没有正常返回结果"
+        if got is None or len(got) != len(want):
+            fail(where, "程序没有正常返回结果", "the program did not return its results")
         for i, (g, w) in enumerate(zip(got, want)):
             if w is None:
                 continue
-            assert g is not None, f"{where}：第 {i} 个结果不是张量（__torch_dispatch__ 要返回 func 的结果）"
-            assert g.dtype == w.dtype and g.shape == w.shape, (
-                f"{where}：第 {i} 个结果是 {g.dtype} {list(g.shape)}，应为 {w.dtype} {list(w.shape)}"
-                f"（调用 func 时要原样传入 args 和 kwargs）")
+            if g is None:
+                fail(where, f"第 {i} 个结果不是张量（__torch_dispatch__ 要返回 func 的结果）",
+                     f"result {i} is not a tensor (__torch_dispatch__ must return what func returned)")
+            if g.dtype != w.dtype or g.shape != w.shape:
+                fail(where, f"第 {i} 个结果是 {g.dtype} {list(g.shape)}，应为 {w.dtype} {list(w.shape)}"
+                            f"（调用 func 时要原样传入 args 和 kwargs）",
+                     f"result {i} is {g.dtype} {list(g.shape)}, but should be {w.dtype} {list(w.shape)} "
+                     f"(call func with args and kwargs exactly as given)")
             if w.is_floating_point():
                 rtol, atol = tol(w.dtype)
                 ok = torch.allclose(g.double(), w.double(), rtol=rtol, atol=atol, equal_nan=True)
             else:
                 ok = torch.equal(g, w)
-            assert ok, f"{where}：第 {i} 个结果的数值不对（调用 func 时要原样传入 args 和 kwargs，并返回它的结果）"
+            if not ok:
+                fail(where, f"第 {i} 个结果的数值不对（调用 func 时要原样传入 args 和 kwargs，并返回它的结果）",
+                     f"result {i} has wrong values (call func with args and kwargs exactly as given, and "
+                     f"return its result)")
 
     return check
 
@@ -129,16 +166,16 @@ def check_sdpa(tol):
     def check(obs, q, k, v, options, where):
         is_causal, backward = bool(options.get("is_causal", False)), bool(options.get("backward", False))
         counts, grads = expected_sdpa(q, k, v, is_causal, backward)
-        if not obs["counts"]["is_counter"]:
-            raise AssertionError(f"{where}：count_sdpa_ops 应返回 collections.Counter，实际返回了 {obs['counts']['type']}")
+        check_mapping(obs["counts"], where, ("count_sdpa_ops 的返回值", "the value count_sdpa_ops returns"))
         check_counts(obs["counts"], counts, where)
         if backward:
             rtol, atol = tol(q.dtype)
             for name, got, want in zip("qkv", obs["grads"], grads):
-                assert got is not None, (
-                    f"{where}：{name}.grad 是 None：out.sum().backward() 要在传入的 q, k, v 上运行")
-                assert got.shape == want.shape and torch.allclose(
-                    got.double(), want.double(), rtol=rtol, atol=atol), f"{where}：{name}.grad 的数值不对"
+                if got is None:
+                    fail(where, f"{name}.grad 是 None：out.sum().backward() 要在传入的 q, k, v 上运行",
+                         f"{name}.grad is None: out.sum().backward() must run on the q, k, v passed in")
+                if got.shape != want.shape or not torch.allclose(got.double(), want.double(), rtol=rtol, atol=atol):
+                    fail(where, f"{name}.grad 的数值不对", f"{name}.grad has wrong values")
 
     return check
 
@@ -181,8 +218,9 @@ def make_qkv(seed, batch, heads, q_len, kv_len, dim, v_dim=None, dtype=torch.flo
 @pytest.fixture(scope="session")
 def ex():
     """The helpers above: ex.expected_program, ex.expected_sdpa, ex.add_counts, ex.check_counts,
-    ex.make_inputs, ex.make_qkv, ex.MLP_GRAD."""
+    ex.check_mapping, ex.make_inputs, ex.make_qkv, ex.MLP_GRAD."""
 
     return types.SimpleNamespace(
         expected_program=expected_program, expected_sdpa=expected_sdpa, add_counts=add_counts,
-        check_counts=check_counts, make_inputs=make_inputs, make_qkv=make_qkv, MLP_GRAD=MLP_GRAD)
+        check_counts=check_counts, check_mapping=check_mapping, make_inputs=make_inputs, make_qkv=make_qkv,
+        MLP_GRAD=MLP_GRAD)

@@ -9,7 +9,6 @@ nothing here knows an expected value.
 Probes are not secret: reading them shows exactly how your code is exercised.
 """
 
-import collections
 import types
 from collections.abc import Mapping as _Mapping
 
@@ -19,7 +18,6 @@ from torch.utils._python_dispatch import TorchDispatchMode as _TorchDispatchMode
 
 # Bound at import time, before the learner's module is imported, so that a submission which
 # replaces these functions afterwards does not change what the probes (and programs) run.
-_Counter = collections.Counter
 _Tensor = torch.Tensor
 _sdpa = F.scaled_dot_product_attention
 _linear = F.linear
@@ -105,19 +103,20 @@ def _outputs(out):
 
 
 def _read_counts(counts):
-    """A learner's counts as plain data: {"type", "is_counter", "counts": {str: int}, "bad": [...]}.
+    """A learner's counts as plain data: {"type", "is_mapping", "counts": {str: int}, "bad": [...]}.
 
-    Entries whose key is not a str or whose value is not an int are reported in ``bad``;
-    entries with a count of 0 are dropped (a Counter treats them as absent)."""
-    obs = {"type": type(counts).__name__, "is_counter": isinstance(counts, _Counter),
-           "is_mapping": isinstance(counts, _Mapping), "counts": {}, "bad": []}
+    Any mapping from str to int is accepted (a Counter, a dict, ...). Entries whose key is not a
+    str or whose value is not an int are reported in ``bad`` as {"key", "key_type", "value",
+    "value_type"} (reprs and type names); entries with a count of 0 are dropped (a Counter treats
+    them as absent)."""
+    obs = {"type": type(counts).__name__, "has_counts": True, "is_mapping": isinstance(counts, _Mapping),
+           "counts": {}, "bad": []}
     if not obs["is_mapping"]:
         return obs
     for key, value in list(counts.items()):
-        if type(key) is not str:
-            obs["bad"].append(f"键 {key!r}（{type(key).__name__}）")
-        elif type(value) is not int:
-            obs["bad"].append(f"{key} 的值 {value!r}（{type(value).__name__}）")
+        if type(key) is not str or type(value) is not int:
+            obs["bad"].append({"key": repr(key)[:60], "key_type": type(key).__name__,
+                               "value": repr(value)[:40], "value_type": type(value).__name__})
         elif value != 0:
             obs["counts"][key] = value
         if len(obs["bad"]) >= 3:
@@ -127,7 +126,7 @@ def _read_counts(counts):
 
 def _counter_counts(counter):
     if not hasattr(counter, "counts"):
-        return {"type": "没有 counts 属性", "is_counter": False, "is_mapping": False, "counts": {}, "bad": []}
+        return {"type": "", "has_counts": False, "is_mapping": False, "counts": {}, "bad": []}
     return _read_counts(counter.counts)
 
 

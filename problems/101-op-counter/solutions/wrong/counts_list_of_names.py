@@ -1,20 +1,19 @@
 # expect: wrong_answer
-import collections
-import torch
+"""Keeps a list of the names it saw instead of a mapping from name to count."""
+
 import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
+
+
 class OpCounter(TorchDispatchMode):
     def __init__(self):
         super().__init__()
-        self.counts = collections.Counter()
-    def __exit__(self, *exc):
-        r = super().__exit__(*exc)
-        self.counts = collections.Counter(self.counts)
-        self.counts = dict(self.counts)          # hands back a plain dict after the block
-        return r
+        self.counts = []
+
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.counts[str(func)] = self.counts.get(str(func), 0) + 1
+        self.counts.append(str(func))
         return func(*args, **(kwargs or {}))
+
 
 def count_sdpa_ops(q, k, v, *, is_causal=False, backward=False):
     with OpCounter() as c:

@@ -1,0 +1,20 @@
+"""Valid: count_sdpa_ops returns dict(counter.counts), a plain dict: any mapping from str to int will do."""
+
+import collections
+import torch
+import torch.nn.functional as F
+from torch.utils._python_dispatch import TorchDispatchMode
+class OpCounter(TorchDispatchMode):
+    def __init__(self):
+        super().__init__()
+        self.counts = collections.Counter()
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        self.counts[str(func)] += 1
+        return func(*args, **(kwargs or {}))
+
+def count_sdpa_ops(q, k, v, *, is_causal=False, backward=False):
+    with OpCounter() as c:
+        out = F.scaled_dot_product_attention(q, k, v, is_causal=is_causal)
+        if backward:
+            out.sum().backward()
+    return dict(c.counts)
