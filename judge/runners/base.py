@@ -45,11 +45,18 @@ class WorkerLaunch:
 class WorkerRun:
     """One started worker: wait for its facts, kill it; close() removes its scratch and frees the runner's slot."""
 
-    def __init__(self, job: Job, scratch: Path, release: Callable[[], None] = lambda: None):
+    def __init__(self, job: Job | None, scratch: Path, release: Callable[[], None] = lambda: None,
+                 walls: dict[str, str] | None = None):
         self._job, self.scratch, self._release = job, scratch, release
+        self.walls = walls or {}  # layers the runner provides itself (a container's), reported with the job's own
 
     def wait(self, timeout: float | None = None) -> JobFacts | None:
-        return self._job.wait(timeout)
+        facts = self._job.wait(timeout)
+        if facts is not None:
+            for name, how in self.walls.items():
+                if facts.layers.get(name) != "active":
+                    facts.layers[name] = how
+        return facts
 
     def kill(self) -> None:
         self._job.kill()

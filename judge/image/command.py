@@ -1,0 +1,22 @@
+"""`judge image build`: the sub-command; the work (and the docker SDK) is imported only when it runs."""
+
+from __future__ import annotations
+
+
+def register(sub) -> None:
+    image = sub.add_parser("image", help="container images of the judge's runners")
+    verbs = image.add_subparsers(dest="image_command", required=True)
+    build = verbs.add_parser("build", help="build the base image (debootstrap) and the CPU runner image, offline "
+                             "from any image registry; skipped when an image of the same content exists")
+    build.add_argument("--suite", default="bookworm", help="Debian release of the base image")
+    build.add_argument("--mirror", default="http://deb.debian.org/debian", help="Debian mirror for debootstrap")
+    build.add_argument("--force", action="store_true", help="rebuild even when an image of the same content exists")
+    build.set_defaults(handler=_build)
+
+
+def _build(args, settings) -> int:
+    from judge.image.build import build_all  # noqa: PLC0415 - docker SDK only when building
+
+    tag = build_all(args.suite, args.mirror, force=args.force, say=print)
+    print(tag)
+    return 0

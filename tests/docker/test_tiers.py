@@ -1,0 +1,49 @@
+"""Tiers without a GPU runner (runs everywhere, no docker): GPU-tier cases skipped with the reason, CPU tier judged."""
+
+from pathlib import Path
+
+import pytest
+
+from judge import Judge
+from judge.models import Outcome, Verdict
+from judge.runners import select
+from judge.settings import Settings
+
+pytestmark = pytest.mark.slow
+PROBLEMS = Path(__file__).parent / "fixtures" / "problems"
+GOOD, BAD = "def add(a, b):\n    return a + b\n", "def add(a, b):\n    return a * b\n"
+
+
+@pytest.fixture(scope="module")
+def tier_judge():
+    with Judge(Settings(problems_dir=PROBLEMS, gpu_runner="")) as judge:
+        yield judge
+
+
+def test_gpu_tier_is_skipped_with_the_reason_and_the_cpu_tier_decides(tier_judge):
+    report = tier_judge.grade("950", GOOD)
+    assert report.verdict == Verdict.accepted, report.detail
+    assert report.tiers == {"cpu": "ran", "gpu": "skipped"}
+    skipped = [c for c in report.cases if c.outcome == Outcome.skipped]
+    assert [c.name for c in skipped] == ["test_add_gpu", "test_add_gpu_hidden"]
+    assert "CUDA GPU" in skipped[0].message.en and "GPU" in skipped[0].message.zh
+    assert report.score == 1.0 and report.passed == 3 and report.total == 5
+    public = report.public("en")
+    assert public.tiers == {"cpu": "ran", "gpu": "skipped"}
+    assert public.cases[-1].hidden and public.cases[-1].outcome == Outcome.skipped
+
+
+def test_cpu_tier_failure_is_still_wrong_answer(tier_judge):
+    report = tier_judge.grade("950", BAD)
+    assert report.verdict == Verdict.wrong_answer
+    assert report.score == round(1 / 3, 4) and report.tiers["gpu"] == "skipped"  # the TRITON_INTERPRET case passed
+
+
+def test_plan_names_runners_and_reasons():
+    meta = Judge(Settings(problems_dir=PROBLEMS)).problem("950").meta
+    alone = select.plan(meta, Settings(gpu_runner=""))
+    assert alone.skipped == ("gpu",) and [p.runner for p in alone.passes] == ["local"]
+    assert alone.passes[0].env == {"TRITON_INTERPRET": "1"} and "no GPU runner" in alone.why
+    both = select.plan(meta, Settings(sandbox="docker", gpu_runner="docker"))
+    assert [(p.runner, p.run_tiers) for p in both.passes] == [("docker", ("cpu",)), ("gpu-docker", ("gpu",))]
+    assert both.skipped == ()
