@@ -62,7 +62,7 @@ def _first_line(text):
 def _mlp(solution):
     fn = getattr(solution, "mlp", None)
     if not callable(fn):
-        raise AttributeError("mlp(x, w1, w2) is not defined in your file / 你的文件里没有定义 mlp(x, w1, w2)")
+        raise AttributeError("mlp(x, w1, w2) is not defined in your file")
     return fn
 
 
