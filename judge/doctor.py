@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import platform
 import sys
 
@@ -45,6 +46,20 @@ def _live_check(settings: Settings) -> tuple[list[tuple[str, str]], dict[str, st
         facts.layers
 
 
+def _runner_rows(settings: Settings) -> list[tuple[str, str]]:
+    """Which runner judges each problem (and each tier), and why."""
+    from judge.problems import ProblemSet  # noqa: PLC0415
+    from judge.runners import select  # noqa: PLC0415
+
+    try:
+        problems = ProblemSet(settings.problems_dir).all()
+    except Exception as exc:  # noqa: BLE001 - the doctor reports, it does not crash
+        return [("problems", f"could not be loaded: {exc}")]
+    docker_host = os.environ.get("DOCKER_HOST", "the default socket")
+    rows = [(f"{p.id}-{p.meta.slug}", select.plan(p.meta, settings).why) for p in problems]
+    return rows + [("docker engine", f"{docker_host} (used by the docker runners only)")]
+
+
 def run_doctor(settings: Settings, live: bool = True, as_json: bool = False) -> int:
     from sandbox import host, layers  # noqa: PLC0415
     from sandbox.base import JobSpec  # noqa: PLC0415
@@ -56,8 +71,10 @@ def run_doctor(settings: Settings, live: bool = True, as_json: bool = False) -> 
     # The zygote's own report is the truth; probing here (another process) is the fallback.
     plan = plan or layers.plan(JobSpec(target="-", isolate=True, memory_bytes=2 << 30))
     details = {**host.current().details(), "problems folder": str(settings.problems_dir)}
+    runners = _runner_rows(settings)
     if as_json:
-        print(json.dumps({"versions": versions, "layers": plan, "details": details, "inside": dict(inside)}))
+        print(json.dumps({"versions": versions, "layers": plan, "details": details, "inside": dict(inside),
+                          "runners": dict(runners)}))
         return 0
     print("practice-judge doctor")
     _print_table(list(versions.items()))
@@ -65,6 +82,8 @@ def run_doctor(settings: Settings, live: bool = True, as_json: bool = False) -> 
     _print_table(list(plan.items()))
     print("\ndetails:")
     _print_table(list(details.items()))
+    print("\nrunners (PRACTICE_SANDBOX, PRACTICE_GPU_RUNNER):")
+    _print_table(runners)
     if inside:
         print("\nfrom inside a sandboxed job:")
         _print_table(inside)
