@@ -1,91 +1,21 @@
-"""The `judge` command and the learner's `python practice/judge.py` form; both call Judge.grade()."""
+"""The learner's `python practice/judge.py` form and the `judge` console script; both call Judge.grade()."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import sys
-from pathlib import Path
-
-from rich.console import Console
 
 from judge.errors import JudgeError, ProblemInvalid
-from judge.models import Verdict
-from judge.progress import LearnerFiles
-from judge.render import LiveMarks, print_report
 from judge.settings import Settings
-
-EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
-
-
-class UsageError(JudgeError):
-    pass
+from judge.terminal import (EXIT_USAGE, LANG_HELP, SERVER_HELP, internal_error_report, list_problems, print_error,
+                            run_problem)
 
 
-def read_submission(path: Path, limit: int) -> bytes:
-    if not path.is_file():
-        raise UsageError(f"no such file: {path}")
-    if path.stat().st_size > limit:
-        raise UsageError(f"{path} is {path.stat().st_size} bytes; the limit is {limit} bytes (1 MB)")
-    return path.read_bytes()
-
-
-def run_problem(problem_id: str, path: str | None, as_json: bool, public: bool, settings: Settings) -> int:
-    from judge.service import Judge  # noqa: PLC0415 - keeps `--help` and `--list` instant
-
-    out = Console(soft_wrap=True, markup=False, highlight=False)  # learner text is never markup
-    err = Console(stderr=True, soft_wrap=True, markup=False, highlight=False)
-    files = LearnerFiles(settings.solutions_dir)
-    with Judge(settings) as judge:
-        problem = judge.problem(problem_id)
-        target = Path(path) if path else files.path(problem)
-        if path is None and not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(problem.starter_path, target)
-            err.print(f"已从起始代码创建 {target}：在里面完成 TODO，然后再运行 python practice/judge.py {problem.id}。"
-                      "\n现在先判一次起始代码，看看有哪些测试（它不会通过）。")
-        source = read_submission(target, settings.max_source_bytes)
-        if not as_json:
-            err.print(f"判题 {problem.id}（{problem.meta.title.zh}）：{target}"
-                      + ("，只运行公开测试" if public else ""))
-        report = judge.grade(problem.id, source, mode="run" if public else "submit",
-                             on_event=None if as_json else LiveMarks(out), display_name=target.name)
-    public_report = report.public()
-    if path is None or target.resolve() == files.path(problem).resolve():
-        files.record(problem, source, report.verdict, report.mode)
-    if as_json:
-        print(json.dumps(public_report.model_dump(mode="json"), ensure_ascii=False))
-    else:
-        print_report(out, public_report, str(target))
-    missing = sorted(name for name, state in report.run.layers.items() if state != "active")
-    if missing and not as_json:
-        err.print(f"注意：本机没有这些隔离层：{', '.join(missing)}（运行 judge doctor 查看原因）。判题结果不受影响，"
-                  "但你的代码受到的限制更少。")
-    if report.verdict == Verdict.internal_error:
-        err.print(f"internal error: {report.detail.strip().splitlines()[0] if report.detail.strip() else '?'}",
-                  highlight=False)
-        return EXIT_USAGE
-    return EXIT_ACCEPTED if report.verdict == Verdict.accepted else EXIT_REJECTED
-
-
-def internal_error_report(problem_id: str, public: bool):
-    from judge.catalog import say  # noqa: PLC0415
-    from judge.models import Report  # noqa: PLC0415
-
-    return Report(problem=str(problem_id), verdict=Verdict.internal_error, score=0, passed=0, total=0,
-                  mode="run" if public else "submit", message=say("internal_error.problem")).public()
-
-
-def list_problems(settings: Settings) -> int:
-    from judge.problems import ProblemSet  # noqa: PLC0415
-
-    files = LearnerFiles(settings.solutions_dir)
-    console = Console(soft_wrap=True)
-    for problem in ProblemSet(settings.problems_dir).all():
-        console.print(f"{problem.id:>4}  {problem.meta.title.zh}  ({problem.meta.difficulty})  "
-                      f"[{files.state(problem)}]", highlight=False, markup=False)
-    return EXIT_ACCEPTED
+def settings_for(lang: str | None) -> Settings:
+    """Settings from the environment; --lang, when given, wins over PRACTICE_LANG."""
+    settings = Settings()
+    return settings.model_copy(update={"lang": lang}) if lang else settings
 
 
 def practice_parser() -> argparse.ArgumentParser:
@@ -96,31 +26,36 @@ def practice_parser() -> argparse.ArgumentParser:
     parser.add_argument("--json", action="store_true", help="print one JSON report on stdout, nothing else")
     parser.add_argument("--public", action="store_true", help="run only the public tests")
     parser.add_argument("--list", action="store_true", help="list the exercises and the state of your files")
+    parser.add_argument("--lang", choices=["zh", "en"], help=LANG_HELP)
+    parser.add_argument("--server", metavar="URL", help=SERVER_HELP)
     return parser
 
 
 def practice_main(argv: list[str] | None = None) -> int:
     parser = practice_parser()
     args = parser.parse_args(argv)
-    settings = Settings()
+    settings = settings_for(args.lang)
     try:
         if args.list:
             return list_problems(settings)
         if not args.problem:
+            from judge.catalog import say  # noqa: PLC0415
+
             parser.print_usage(sys.stderr)
-            print("error: give an exercise number (see --list)", file=sys.stderr)
+            print(say("cli.error", message=say("cli.give_exercise")).get(settings.lang), file=sys.stderr)
             return EXIT_USAGE
-        return run_problem(args.problem, args.path, args.json, args.public, settings)
+        return run_problem(args.problem, args.path, args.json, args.public, settings, args.server)
     except ProblemInvalid as exc:
         if args.json:  # a broken problem is an internal error: --json callers still get a report
-            print(json.dumps(internal_error_report(args.problem, args.public).model_dump(mode="json"), ensure_ascii=False))
+            report = internal_error_report(args.problem, args.public, settings.lang)
+            print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False))
         print(f"internal error: {exc.message}", file=sys.stderr)
         return EXIT_USAGE
     except JudgeError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
+        print_error(exc, settings.lang)
         return EXIT_USAGE
     except OSError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print_error(JudgeError(str(exc)), settings.lang)
         return EXIT_USAGE
 
 

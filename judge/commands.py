@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import sys
 
-from judge.cli import EXIT_USAGE, list_problems, run_problem
 from judge.errors import JudgeError
 from judge.settings import Settings
+from judge.terminal import EXIT_USAGE, LANG_HELP, SERVER_HELP, list_problems, print_error, run_problem
 
 
 def _run(args, settings: Settings) -> int:
-    return run_problem(args.problem, args.path, args.json, args.public, settings)
+    return run_problem(args.problem, args.path, args.json, args.public, settings, args.server)
 
 
 def _list(args, settings: Settings) -> int:
@@ -59,13 +58,19 @@ def _extensions(sub) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="judge", description="practice-judge: judge handbook exercises.")
     sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="judge a file (like python practice/judge.py)")
-    run.add_argument("problem")
-    run.add_argument("path", nargs="?")
-    run.add_argument("--json", action="store_true")
-    run.add_argument("--public", action="store_true")
+    run = sub.add_parser("run", help="judge a file (like python practice/judge.py)",
+                         description="Judge a file against an exercise's tests and print the verdict.")
+    run.add_argument("problem", help="exercise number, e.g. 100")
+    run.add_argument("path", nargs="?", help="file to judge (default: practice/solutions/<id>.py, created from "
+                                             "the starter if missing)")
+    run.add_argument("--json", action="store_true", help="print one JSON report on stdout, nothing else")
+    run.add_argument("--public", action="store_true", help="run only the public tests")
+    run.add_argument("--lang", choices=["zh", "en"], help=LANG_HELP)
+    run.add_argument("--server", metavar="URL", help=SERVER_HELP)
     run.set_defaults(handler=_run)
-    sub.add_parser("list", help="list the exercises").set_defaults(handler=_list)
+    listing = sub.add_parser("list", help="list the exercises")
+    listing.add_argument("--lang", choices=["zh", "en"], help=LANG_HELP)
+    listing.set_defaults(handler=_list)
     doctor = sub.add_parser("doctor", help="show which isolation layers this host offers, and why any is missing")
     doctor.add_argument("--no-live", action="store_true", help="skip the sandboxed self-test job")
     doctor.add_argument("--json", action="store_true", help="print the findings as one JSON object")
@@ -84,8 +89,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 def dispatch(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    settings = Settings()
+    if getattr(args, "lang", None):  # --lang wins over PRACTICE_LANG
+        settings = settings.model_copy(update={"lang": args.lang})
     try:
-        return args.handler(args, Settings())
+        return args.handler(args, settings)
     except JudgeError as exc:
-        print(f"error: {exc.message}", file=sys.stderr)
+        print_error(exc, settings.lang)
         return EXIT_USAGE

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from judge.catalog import say
 from judge.i18n import Text
 from judge.models import CaseResult, Outcome, Report, RunInfo, Verdict
+from judge.precheck import import_block
 from sandbox.base import EXIT_LAYER, JobFacts
 
 
@@ -16,7 +18,7 @@ class CheckerLog:
     collected: list[dict] = field(default_factory=list)       # {"id", "name", "hidden"} in collection order
     finished: dict[str, CaseResult] = field(default_factory=dict)  # by pytest node id
     import_error: dict | None = None
-    import_message: str = ""
+    import_message: Text | dict | str = ""                    # the checker's headline of an import failure
     collect_errors: list[str] = field(default_factory=list)
     exit_code: int | None = None
     fault: str = ""                                           # an infrastructure fault seen by the judge
@@ -35,11 +37,12 @@ def tiers_of(log: CheckerLog) -> dict[str, str]:
             for tier in dict.fromkeys(meta.get("tier", "cpu") for meta in log.collected)}
 
 
+# The summary of each limit verdict, and of the same limit hit while the file was still importing.
 LIMIT_MESSAGES = {
-    Verdict.memory_limit_exceeded: "超出内存限制：你的代码申请的内存超过了 {memory} MiB",
-    Verdict.time_limit_exceeded: "超出时间限制：判题在 {wall:.0f} 秒内没有完成（死循环或计算太慢？）",
-    Verdict.output_limit_exceeded: "输出超出限制：你的代码打印了超过 {output} KiB",
-    Verdict.runtime_error: "运行时错误：你的程序意外结束了（{how}）",
+    Verdict.memory_limit_exceeded: ("summary.memory", "import.memory"),
+    Verdict.time_limit_exceeded: ("summary.time", "import.time"),
+    Verdict.output_limit_exceeded: ("summary.output", "import.output"),
+    Verdict.runtime_error: ("summary.runtime", "import.lost"),
 }
 
 
@@ -58,12 +61,12 @@ def _worker_verdicts(facts: JobFacts | None, lost: bool) -> list[Verdict]:
     return found
 
 
-def _how(facts: JobFacts | None) -> str:
+def _how(facts: JobFacts | None) -> Text:
     if facts is None:
-        return "原因未知"
+        return say("how.unknown")
     if facts.signal is not None:
-        return f"被信号 {facts.signal} 终止"
-    return f"退出码 {facts.exit_code}"
+        return say("how.signal", signal=facts.signal)
+    return say("how.exit", code=facts.exit_code)
 
 
 def _internal_fault(log: CheckerLog, worker: JobFacts | None) -> str:
@@ -82,18 +85,20 @@ def _internal_fault(log: CheckerLog, worker: JobFacts | None) -> str:
     return ""
 
 
-def decide(problem_id: str, mode: str, log: CheckerLog, worker: JobFacts | None, limits: dict) -> Report:
+def decide(problem_id: str, mode: str, log: CheckerLog, worker: JobFacts | None, limits: dict,
+           source: str = "") -> Report:
+    """source: the learner's file, to show the line an import failure points at."""
     cases = [log.finished.get(c["id"]) or CaseResult(name=c["name"], hidden=c["hidden"], outcome=Outcome.error,
-                                                        message=Text.same("这个测试没有报告结果"))
+                                                        message=say("case.unreported"))
              for c in log.collected]
-    lost = any(c.outcome == Outcome.error for c in cases) and log.import_error is None
+    lost = (any(c.outcome == Outcome.error for c in cases) and log.import_error is None) or _import_lost(log)
     fault = _internal_fault(log, worker)
     ran = ran_cases(log, cases)
     passed = sum(c.outcome == Outcome.passed for c in ran)
     verdicts = _worker_verdicts(worker, lost)
     if fault:
         verdicts.append(Verdict.internal_error)
-    if log.import_error is not None:
+    if log.import_error is not None and not _import_lost(log):
         verdicts.append(Verdict.compile_error)
     if passed < len(ran):
         verdicts.append(Verdict.wrong_answer)
@@ -103,19 +108,28 @@ def decide(problem_id: str, mode: str, log: CheckerLog, worker: JobFacts | None,
     detail = f"{fault}\n{log.checker_output[-3000:]}" if fault else ""
     return Report(problem=problem_id, verdict=verdict, mode=mode, cases=cases, passed=passed, total=len(cases),
                   score=round(passed / len(ran), 4) if ran else 0.0, tiers=tiers_of(log),
-                  message=Text.same(_summary(verdict, mode, log, worker, limits)), detail=detail, run=worker or RunInfo())
+                  message=_summary(verdict, mode, log, worker, limits, source), detail=detail, run=worker or RunInfo())
 
 
-def _summary(verdict: Verdict, mode: str, log: CheckerLog, worker: JobFacts | None, limits: dict) -> str:
+def _import_lost(log: CheckerLog) -> bool:
+    """The worker never answered the handshake: the file did not finish importing (a limit hit, or it exited)."""
+    return log.import_error is not None and log.import_error.get("import") == "lost"
+
+
+def _summary(verdict: Verdict, mode: str, log: CheckerLog, worker: JobFacts | None, limits: dict,
+             source: str) -> Text:
     if verdict == Verdict.internal_error:
-        return "判题系统内部错误（不是你的代码的问题），请重试或报告给我们"
+        return say("internal_error")
     if verdict == Verdict.compile_error:
-        return log.import_message
-    template = LIMIT_MESSAGES.get(verdict)
-    if template:
-        # The exit status is the submission's to choose: in a hidden run it could carry hidden data out.
-        how = _how(worker) if mode == "run" else "退出码和信号只在只跑公开测试时显示"
-        return template.format(how=how, **limits)
+        error = log.import_error or {}
+        line = error.get("learner_line") if type(error.get("learner_line")) is int else None
+        return import_block(Text.model_validate(log.import_message), str(error.get("type", "")), line, source)
+    ids = LIMIT_MESSAGES.get(verdict)
+    if ids:
+        # The exit status is the submission's to choose: once hidden tests ran it could carry their data out
+        # (while importing, no test has run yet).
+        how = _how(worker) if mode == "run" or _import_lost(log) else say("how.hidden")
+        return say(ids[_import_lost(log)], how=how, **limits)
     if verdict == Verdict.wrong_answer:
-        return "有测试没有通过"
-    return "全部测试通过"
+        return say("summary.wrong_answer")
+    return say("summary.accepted")

@@ -1,12 +1,19 @@
-"""Errors a learner or caller may see, each with a safe message and an HTTP status for the web layer."""
+"""Errors a learner or caller may see, each with a safe message in both languages and an HTTP status for the web layer."""
+
+from __future__ import annotations
+
+from judge.i18n import Text
 
 
 class JudgeError(Exception):
+    """.text: both languages (a front end shows .text.get(lang)); .message: the English side, for logs and callers."""
+
     http_status = 400
 
-    def __init__(self, message: str):
-        super().__init__(message)
-        self.message = message
+    def __init__(self, message: "str | Text"):
+        self.text = message if isinstance(message, Text) else Text.same(str(message))
+        self.message = self.text.en
+        super().__init__(self.message)
 
 
 class UnknownProblem(JudgeError):

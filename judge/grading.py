@@ -37,7 +37,7 @@ def grade_once(problem: Problem, source: str, mode: str, runners: Callable[[str]
     log.skipped_tiers = plan.skipped
     limits = problem.meta.limits
     report = decide(problem.id, mode, log, worker_facts,
-                    {"memory": limits.memory_mib, "wall": limits.wall_s, "output": limits.output_kib})
+                    {"memory": limits.memory_mib, "wall": limits.wall_s, "output": limits.output_kib}, source=source)
     emit(Done(verdict=report.verdict))
     return report
 

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from judge.catalog import say
 from judge.errors import ProblemInvalid, UnknownProblem
 from judge.models import ProblemMeta, Verdict
 
@@ -113,5 +114,5 @@ class ProblemSet:
         problem = self._by_id.get(str(problem_id).strip())
         if problem is None:
             known = ", ".join(self._by_id) or "none"
-            raise UnknownProblem(f"unknown problem '{problem_id}' (known: {known})")
+            raise UnknownProblem(say("usage.unknown_problem", id=problem_id, known=known))
         return problem

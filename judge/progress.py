@@ -6,6 +6,8 @@ import hashlib
 import json
 from pathlib import Path
 
+from judge.catalog import say
+from judge.i18n import Lang
 from judge.models import Verdict
 from judge.problems import Problem
 
@@ -13,8 +15,8 @@ LEDGER = ".last-verdicts.json"
 
 
 class LearnerFiles:
-    def __init__(self, folder: Path):
-        self.folder = folder
+    def __init__(self, folder: Path, lang: Lang = "zh"):
+        self.folder, self.lang = folder, lang
 
     def path(self, problem: Problem) -> Path:
         return self.folder / problem.meta.solution_file
@@ -36,10 +38,11 @@ class LearnerFiles:
     def state(self, problem: Problem) -> str:
         path = self.path(problem)
         if not path.exists():
-            return "not started"
+            return say("list.not_started").get(self.lang)
         last = self._ledger().get(problem.id)
         if not last:
-            return f"{path.name}: not judged yet"
+            return say("list.not_judged", file=path.name).get(self.lang)
         changed = hashlib.sha256(path.read_bytes()).hexdigest() != last["sha256"]
-        tests = "public tests" if last["mode"] == "run" else "all tests"
-        return f"{path.name}: {last['verdict']} ({tests})" + (", edited since" if changed else "")
+        tests = say("list.public_tests" if last["mode"] == "run" else "list.all_tests")
+        state = say("list.judged", file=path.name, verdict=last["verdict"], tests=tests)
+        return (state + say("list.edited") if changed else state).get(self.lang)

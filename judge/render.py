@@ -1,37 +1,37 @@
-"""Report -> what a person reads: live marks per case and a closing summary (terminal or plain text)."""
+"""Report -> what a person reads: live marks per case and a closing summary, in the report's language."""
 
 from __future__ import annotations
+
+from itertools import groupby
 
 from rich.console import Console
 from rich.text import Text
 
-from judge.models import Outcome, PublicReport, Verdict
+from judge.catalog import say
+from judge.i18n import Lang
+from judge.models import Outcome, PublicCase, PublicReport, Verdict
 from judge.textsafe import plain
 
 MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("E", "red"), "skipped": ("s", "yellow")}
 VERDICT_STYLE = {Verdict.accepted: "bold green", Verdict.wrong_answer: "bold red"}
-VERDICT_ZH = {
-    Verdict.accepted: "通过",
-    Verdict.wrong_answer: "答案错误",
-    Verdict.runtime_error: "运行时错误",
-    Verdict.compile_error: "导入失败（编译错误）",
-    Verdict.time_limit_exceeded: "超时",
-    Verdict.memory_limit_exceeded: "超内存",
-    Verdict.output_limit_exceeded: "输出超限",
-    Verdict.internal_error: "判题系统内部错误",
-}
+SHOWN_CASES = 20      # failing cases listed one per line; the rest are counted
+OUTPUT_LINES = 30     # lines of the learner's output tail shown
+
+
+def verdict_name(verdict: Verdict, lang: Lang) -> str:
+    return say(f"verdict.{verdict.value}").get(lang)
 
 
 class LiveMarks:
     """Prints one mark per finished case, as pytest's progress line does."""
 
-    def __init__(self, console: Console):
-        self.console = console
+    def __init__(self, console: Console, lang: Lang = "zh"):
+        self.console, self.lang = console, lang
         self.open_line = False
 
-    def __call__(self, event: dict) -> None:
-        if event.type == "collected":
-            self.console.print(f"运行 {event.total} 个测试 ", end="")
+    def __call__(self, event) -> None:
+        if event.type == "collected" and event.total:
+            self.console.print(say("cli.running", total=event.total).get(self.lang), end="")
             self.open_line = True
         elif event.type == "case_finished":
             mark, style = MARKS[event.outcome.value]
@@ -42,21 +42,48 @@ class LiveMarks:
 
 
 def print_report(console: Console, report: PublicReport, path: str) -> None:
-    verdict = Text(f"{report.verdict.value}  {VERDICT_ZH[report.verdict]}",
+    lang = report.lang
+    verdict = Text(f"{report.verdict.value}  {verdict_name(report.verdict, lang)}",
                    style=VERDICT_STYLE.get(report.verdict, "bold yellow"))
-    console.print(Text("结果: ") + verdict + Text(f"   测试 {report.passed}/{report.total} 通过，用时 {report.duration_s:.1f} 秒"))
+    counts = say("cli.counts", passed=report.passed, total=report.total, seconds=report.duration_s).get(lang)
+    console.print(Text(say("cli.result").get(lang)) + verdict + Text(counts if report.total else ""))
     if report.message and report.verdict != Verdict.accepted:
-        console.print(Text(f"  {plain(report.message)}"))
-    failures = [c for c in report.cases if c.outcome != Outcome.passed]
-    shown = [c for c in failures if not c.hidden]
-    for case in shown[:20]:
-        mark, style = MARKS[case.outcome.value]
-        console.print(Text(f"  {mark} ", style=style) + Text(plain(case.name), style="bold") + Text(f"  {plain(case.message)}"))
-    hidden = sum(c.hidden for c in failures)
-    if hidden:
-        console.print(f"  另有 {hidden} 个隐藏测试没有通过（隐藏测试不显示细节，先让公开测试全部通过）")
-    if report.output.strip():
-        console.print("  你的代码的输出（末尾）:")
-        console.print(Text(plain(report.output[-2000:].rstrip()), style="dim"), highlight=False)
+        for line in report.message.splitlines():
+            console.print(Text(f"  {plain(line)}"))
+    for line in case_lines(report):
+        console.print(line)
+    output = report.output.rstrip("\n").splitlines()[-OUTPUT_LINES:]
+    if output:  # each line already carries the fence (models.OUTPUT_MARK): nothing printed reads as ours
+        console.print(say("cli.output").get(lang))
+        console.print(Text("\n".join(f"  {plain(line)}" for line in output), style="dim"), highlight=False)
     if report.verdict != Verdict.accepted:
-        console.print(Text(f"  改好 {plain(path)} 后再运行一次。"))
+        console.print(Text(say("cli.fix", path=plain(path)).get(lang)))
+
+
+def case_lines(report: PublicReport) -> list[Text]:
+    """One line per failing case; tests that never ran as one line; a run of cases with the same message as
+    its first case and a count."""
+    lang, failures = report.lang, [c for c in report.cases if c.outcome != Outcome.passed]
+    not_run = say("case.not_run").get(lang)
+    if not report.cases and report.verdict == Verdict.compile_error:
+        return [Text(say("cli.none_ran").get(lang))]
+    if failures and len(failures) == len(report.cases) and all(
+            c.outcome == Outcome.error and (c.hidden or c.message == not_run) for c in failures):
+        return [Text(say("cli.not_run", n=len(failures)).get(lang))]
+    groups = [list(g) for _, g in groupby(failures, key=lambda c: (c.hidden, c.outcome, c.hint if c.hidden else c.message))]
+    lines: list[Text] = []
+    for group in groups[:SHOWN_CASES]:
+        lines.append(_case_line(group[0]))
+        if len(group) > 1:
+            lines.append(Text(say("cli.same_message", n=len(group) - 1).get(lang)))
+    rest = sum(len(group) for group in groups[SHOWN_CASES:])
+    if rest:
+        lines.append(Text(say("cli.more", n=rest).get(lang)))
+    return lines
+
+
+def _case_line(case: PublicCase) -> Text:
+    mark, style = MARKS[case.outcome.value]
+    if case.hidden:  # "hidden 3 ✗ <the author's hint>": what it checks, never its inputs
+        return Text(f"  {plain(case.name)} ") + Text(mark, style=style) + Text(f" {plain(case.hint)}".rstrip())
+    return Text(f"  {mark} ", style=style) + Text(plain(case.name), style="bold") + Text(f"  {plain(case.message)}")

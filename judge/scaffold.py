@@ -29,23 +29,29 @@ atol = 1e-5
     "starter.py": '"""Exercise {id}: TODO."""\n\n\ndef solve(x):\n    """TODO: describe."""\n    raise NotImplementedError("TODO")\n',
     "tests/conftest.py": '"""Fixtures for exercise {id}: seeded inputs and tolerances."""\n',
     "tests/probes.py": '"""Probes for exercise {id}: run inside the worker, observe the submission, return plain data."""\n\n\ndef solve(solution, x):\n    return solution.solve(x)\n',
-    "tests/test_public.py": '''"""Public tests of exercise {id}."""
+    "tests/test_public.py": '''"""Public tests of exercise {id}: a failure message in both languages with msg(zh, en)."""
 
 import torch
+
+from judge.feedback import msg
 
 
 def test_solve_small(remote):
     x = torch.arange(4.0)
-    assert torch.equal(remote.call("solve", x), x), "TODO 中文提示"
+    assert torch.equal(remote.call("solve", x), x), msg("TODO 中文提示：说出错在哪里", "TODO English: say what is wrong")
 ''',
-    "tests/test_hidden.py": '''"""Hidden tests of exercise {id}."""
+    "tests/test_hidden.py": '''"""Hidden tests of exercise {id}: each names what it checks (never its inputs) with a hint marker."""
 
+import pytest
 import torch
 
+from judge.feedback import msg
 
+
+@pytest.mark.hint("TODO 检查什么（中文）", "TODO what this checks (English)")
 def test_solve_seeded(remote):
     x = torch.randn(16, generator=torch.Generator().manual_seed(0))
-    assert torch.equal(remote.call("solve", x), x), "TODO 中文提示"
+    assert torch.equal(remote.call("solve", x), x), msg("TODO 中文提示", "TODO English hint")
 ''',
     "solutions/reference.py": '"""Reference solution of exercise {id}."""\n\n\ndef solve(x):\n    return x\n',
     "solutions/valid/.gitkeep": "",

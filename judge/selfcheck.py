@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
-from judge.models import Verdict
+from judge.i18n import LANGS, Text
+from judge.models import Outcome, Report, Verdict
 from judge.problems import Problem
 
 REQUIRED_FILES = ("prompt.zh.md", "prompt.en.md", "starter.py", "tests/probes.py", "tests/test_public.py",
                   "tests/test_hidden.py", "solutions/reference.py")
 NOT_A_STARTER_VERDICT = (Verdict.accepted, Verdict.compile_error, Verdict.internal_error)
+CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")  # an "English" text holding these is not
 
 
 @dataclass
@@ -21,6 +24,7 @@ class Check:
     ok: bool
     seconds: float
     detail: str = ""
+    report: Report | None = None
 
 
 @dataclass
@@ -42,12 +46,12 @@ class SolutionCase:
             ok = report.verdict == self.expect
             want = self.expect.value
         detail = "" if ok else f"got {report.verdict.value}, want {want}: {_failures(report)}"
-        return Check(self.label, ok, seconds, detail)
+        return Check(self.label, ok, seconds, detail, report)
 
 
 def _failures(report) -> str:
-    bad = [f"{c.name}: {c.message}" for c in report.cases if c.outcome.value != "passed"][:3]
-    return "; ".join(bad) or report.message or report.detail[:300]
+    bad = [f"{c.name}: {c.message.en}" for c in report.cases if c.outcome.value != "passed"][:3]
+    return "; ".join(bad) or report.message.en or report.detail[:300]
 
 
 def solution_cases(problem: Problem) -> list[SolutionCase]:
@@ -58,12 +62,45 @@ def solution_cases(problem: Problem) -> list[SolutionCase]:
     return cases
 
 
+def missing_language(text: Text) -> str:
+    """'' when text reads in both languages; else which is missing (English holding CJK counts as missing)."""
+    if not text.zh.strip():
+        return "no zh"
+    if not text.en.strip() or CJK.search(text.en):
+        return "no English" if not text.en.strip() else f"English side is not English: {text.en[:60]!r}"
+    return ""
+
+
+def feedback_gaps(report: Report) -> list[str]:
+    """What a learner reading this (not accepted) report in zh or en would miss: a failing case's message or
+    hint in one language only, or no failing case that says anything (a compile error's summary says it)."""
+    gaps = [f"{case.name} {field}: {missing}" for case in report.cases if case.outcome != Outcome.passed
+            for field in ("message", "hint") if getattr(case, field)
+            for missing in [missing_language(getattr(case, field))] if missing]
+    if report.verdict == Verdict.compile_error:
+        missing = missing_language(report.message)
+        return gaps + ([f"summary: {missing}"] if missing else [])
+    for lang in LANGS:
+        public = report.public(lang)
+        if not any(c.outcome != Outcome.passed and (c.message.strip() or c.hint.strip()) for c in public.cases):
+            gaps.append(f"the {lang} public report has no failing case with a message or a hint")
+    return gaps
+
+
+def hint_gaps(report: Report) -> list[str]:
+    """Hidden cases of a full (submit) report without an author's hint in both languages."""
+    return [f"{case.name}: hint {missing_language(case.hint) or 'missing'}" for case in report.cases
+            if case.hidden and missing_language(case.hint)]
+
+
 def static_checks(problem: Problem) -> Iterator[Check]:
-    """Checks that run nothing: files present, statements non-empty, declarations parse."""
+    """Checks that run nothing: files present, statements and titles in both languages, declarations parse."""
     for rel in REQUIRED_FILES:
         path = problem.root / rel
         ok = path.is_file() and path.read_text(encoding="utf-8").strip() != ""
         yield Check(f"{rel} present", ok, 0.0, "" if ok else "missing or empty")
+    title = missing_language(Text(zh=problem.meta.title.zh, en=problem.meta.title.en))
+    yield Check("title in zh and en", not title, 0.0, title)
     started = time.monotonic()
     try:
         wrong = problem.wrong_solutions()
@@ -73,16 +110,36 @@ def static_checks(problem: Problem) -> Iterator[Check]:
         yield Check("wrong solutions declare a verdict", False, 0.0, str(exc))
 
 
+def report_checks(case: SolutionCase, check: Check, budget: float) -> Iterator[Check]:
+    """What a judged file's report must also show: hints on hidden cases (the reference), feedback in both
+    languages (the starter and each wrong solution), and the reference's time within the wall limit."""
+    report = check.report
+    if report is None:
+        return
+    if case.expect == Verdict.accepted and check.ok:
+        within = check.seconds < budget
+        yield Check(f"{case.path.name}: whole suite within {budget:.0f}s", within, check.seconds,
+                    "" if within else f"took {check.seconds:.1f}s")
+    if case.path.name == "reference.py" and case.path.parent.name == "solutions":
+        gaps = hint_gaps(report)
+        yield Check("every hidden test has a hint in zh and en", not gaps, 0.0, _listed(gaps))
+    if case.expect != Verdict.accepted and report.verdict != Verdict.accepted:
+        gaps = feedback_gaps(report)
+        yield Check(f"{case.label.split(' ')[0]}: its report says what is wrong, in zh and en", not gaps, 0.0,
+                    _listed(gaps))
+
+
+def _listed(gaps: list[str], shown: int = 3) -> str:
+    more = f" (+{len(gaps) - shown} more)" if len(gaps) > shown else ""
+    return "; ".join(gaps[:shown]) + more
+
+
 def check_problem(problem: Problem, grade: Callable[[str, str], object]) -> Iterator[Check]:
     """Every check of one problem, yielded as it finishes."""
     yield from static_checks(problem)
-    budget = problem.meta.limits.wall_s
     for case in solution_cases(problem):
         if not case.path.is_file():
             continue
         check = case.judge(grade, problem)
         yield check
-        if case.expect == Verdict.accepted and check.ok:
-            within = check.seconds < budget
-            yield Check(f"{case.path.name}: whole suite within {budget:.0f}s", within, check.seconds,
-                        "" if within else f"took {check.seconds:.1f}s")
+        yield from report_checks(case, check, problem.meta.limits.wall_s)

@@ -12,6 +12,7 @@ from judge.events import EventSink
 from judge.flags import report_flags
 from judge.grading import grade_once
 from judge.models import Fault, Report, Verdict
+from judge.precheck import not_compiled, syntax_error
 from judge.problems import Problem, ProblemSet
 from judge.runners import Runner
 from judge.runners.make import make_runner
@@ -51,26 +52,34 @@ class Judge:
               on_event: EventSink | None = None, display_name: str | None = None) -> Report:
         """Judge one submission. Learner mistakes become verdicts; only bad requests raise JudgeError."""
         if mode not in ("submit", "run"):
-            raise JudgeError(f"mode must be 'submit' or 'run', not {mode!r}")
+            raise JudgeError(say("usage.bad_mode", mode=repr(mode)))
         problem = self.problem(problem_id)
         source = check_source(source_code, min(problem.meta.limits.source_kib << 10, self.settings.max_source_bytes))
+        display = display_name or problem.meta.solution_file
         started = time.monotonic()
-        try:
-            checker_zygote = self._warm()
-            report = grade_once(problem, source, mode, self._runner, checker_zygote,
-                                display_name or problem.meta.solution_file, self.settings, on_event)
-        except JudgeError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - any judge fault becomes an internal_error report, never a crash
-            report = Report(problem=problem.id, verdict=Verdict.internal_error, score=0, passed=0, total=0,
-                            mode=mode, message=say("internal_error"), detail=f"{type(exc).__name__}: {exc}",
-                            fault=Fault(what="judge", retryable=True))
-            self._discard_zygotes()
+        failure = syntax_error(source, display)  # answered at once: no worker starts, nothing imports torch
+        if failure is not None:
+            report = not_compiled(problem.id, mode, failure, on_event)
+        else:
+            report = self._grade_in_sandbox(problem, source, mode, on_event, display)
         report.duration_s = round(time.monotonic() - started, 3)
         report.versions = self.versions()
         report.problem_digest = problem.digest
         report.flags = report_flags(source, report)  # for instructors: constructs to look at, tampering
         return report
+
+    def _grade_in_sandbox(self, problem: Problem, source: str, mode: str, on_event: EventSink | None,
+                          display: str) -> Report:
+        try:
+            checker_zygote = self._warm()
+            return grade_once(problem, source, mode, self._runner, checker_zygote, display, self.settings, on_event)
+        except JudgeError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - any judge fault becomes an internal_error report, never a crash
+            self._discard_zygotes()
+            return Report(problem=problem.id, verdict=Verdict.internal_error, score=0, passed=0, total=0,
+                          mode=mode, message=say("internal_error"), detail=f"{type(exc).__name__}: {exc}",
+                          fault=Fault(what="judge", retryable=True))
 
     def versions(self) -> dict[str, str]:
         return judge_versions()

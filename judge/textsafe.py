@@ -20,3 +20,52 @@ def plain(text: str) -> str:
     """Text for a terminal line: valid, and with control and layout characters replaced."""
     text = _CONTROL.sub("\N{REPLACEMENT CHARACTER}", valid(text))
     return "".join("\N{REPLACEMENT CHARACTER}" if unicodedata.category(ch) in _LAYOUT else ch for ch in text)
+
+
+# torch's own noise in learner-facing text: where a custom op's kernel lives, pointers to its issue tracker and
+# docs, "scroll up" notes, and stack dumps. None of it helps a learner find their mistake.
+_NOISE = [re.compile(p, re.I) for p in (
+    r"\s*\(with implementation in <module [^>]*>\)",
+    r"\s*\(scroll up for (?:the )?stack trace\)",
+    r"\s*(?:Please|For more information,?|For more details,?|See)\s[^.!?]*https?://\S+[^.!?]*[.!?]?",
+    r"\s*https?://\S+",
+    r"Dynamo failed to run FX node with fake tensors: call_function .*?\): got ",  # the node dump before the cause
+)]
+_STACK_LINE = re.compile(r"^\s*(?:Traceback \(most recent call last\)|File \"|During handling of|The above exception"
+                         r"|from user code:|Set TORCH_LOGS|Developer debug context|While executing %"
+                         r"|\^+\s*$|~+\s*$)")
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])")
+
+
+def shorten(text: str, limit: int = 300) -> str:
+    """Learner text kept to about `limit` characters: torch's noise and stack dumps stripped, cut only at sentence
+    boundaries, the first sentence always whole (within a hard cap of 4 x limit, then at a word boundary)."""
+    lines = [line.strip() for line in str(text).splitlines()]
+    lines = [line for line in _until_stack(lines) if line]
+    flat = " ".join(lines)
+    for noise in _NOISE:
+        flat = noise.sub("", flat)
+    sentences = [s for s in _SENTENCE_END.split(flat.strip()) if s]
+    if not sentences:
+        return ""
+    kept = sentences[0]
+    for sentence in sentences[1:]:
+        if len(kept) + 1 + len(sentence) > limit:
+            break
+        kept += ("" if kept.endswith(("。", "！", "？", "；")) else " ") + sentence
+    return _cut_at_word(kept, 4 * limit)
+
+
+def _until_stack(lines: list[str]) -> list[str]:
+    """The lines before the first line of a stack dump (a traceback a probe passed on)."""
+    for i, line in enumerate(lines):
+        if _STACK_LINE.match(line):
+            return lines[:i]
+    return lines
+
+
+def _cut_at_word(text: str, cap: int) -> str:
+    if len(text) <= cap:
+        return text
+    cut = text[:cap].rsplit(" ", 1)[0] if " " in text[:cap] else text[:cap]
+    return cut.rstrip(",;:") + " …"

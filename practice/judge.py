@@ -1,4 +1,4 @@
-"""Judge your solution to a handbook exercise: python practice/judge.py 100 [PATH] [--json] [--public] [--list]."""
+"""Judge your solution to a handbook exercise: python practice/judge.py 100 [PATH] [--json] [--public] [--lang en] [--list]."""
 
 import sys
 from pathlib import Path

@@ -1,52 +1,85 @@
-"""Turn what went wrong in a case into the one line a learner reads (in the handbook's language)."""
+"""Turn what went wrong in a case into the text a learner reads, in both languages."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
+from judge.catalog import say
 from judge.checker.errors import LearnerError, Tampered, WorkerLost
 from judge.checker.remote import ImportFailed
+from judge.feedback import as_text, decode, msg
+from judge.i18n import Text
+from judge.textsafe import shorten
 
 
-def where(display_name: str, line: int | None) -> str:
-    return f"（{display_name} 第 {line} 行）" if line else ""
+class CaseFailed(AssertionError):
+    """A case failed with a message already in both languages (the probe fixture's hint)."""
+
+    def __init__(self, text: Text):
+        self.text = text
+        super().__init__(msg(text.zh, text.en))
 
 
-def import_failure(error: dict, display_name: str) -> str:
-    kind, message = first_line(str(error.get("type")), 100), first_line(str(error.get("message")))
-    return f"你的文件没能导入：{kind}: {message}{where(display_name, error.get('learner_line'))}"
+class NotRun(Exception):
+    """The learner's file never imported (or never finished importing): the case did not run."""
 
 
-def case_message(exc: BaseException, display_name: str) -> str:
+def where(display_name: str, line: int | None) -> Text | str:
+    return say("where", file=display_name, line=line) if line else ""
+
+
+def import_failure(error: dict, display_name: str) -> Text:
+    """One line: what stopped the import, and where (the judge adds the source line and a hint)."""
+    return say("import.failed", error=error_line(str(error.get("type")), str(error.get("message"))),
+               where=where(display_name, error.get("learner_line")))
+
+
+def case_message(exc: BaseException, display_name: str) -> Text:
+    if isinstance(exc, CaseFailed):
+        return exc.text
     if isinstance(exc, LearnerError):
-        kind = first_line(exc.type_name, 100)
-        return f"你的代码抛出了 {kind}: {first_line(exc.message)}{where(display_name, exc.learner_line)}"
+        return say("case.raised", error=error_line(exc.type_name, exc.message), where=where(display_name, exc.learner_line))
     if isinstance(exc, Tampered):
-        return ("你的代码改动了判题程序所依赖的代码（torch、判题器或内置函数的绑定，或留下了未退出的 torch 模式），"
-                "之后的结果都不予采信")
+        return say("case.tampered")
     if isinstance(exc, WorkerLost):
-        return "你的程序在这个测试进行中结束或失去响应（见判题结果的说明）"
-    if isinstance(exc, ImportFailed):
-        return "你的文件没能导入，这个测试没有运行"
+        return say("case.lost")
+    if isinstance(exc, (ImportFailed, NotRun)):
+        return say("case.not_run")
     if isinstance(exc, AssertionError):
-        return first_line(str(exc)) or "结果与预期不符"
+        return failure_text(str(exc)) or say("case.mismatch")
     if isinstance(exc, pytest.fail.Exception):  # pytest.fail("...") in a test: its text is the message
-        return first_line(exc.msg or "") or "结果与预期不符"
-    return f"{type(exc).__name__}: {first_line(str(exc))}"
+        return failure_text(exc.msg or "") or say("case.mismatch")
+    return Text.same(f"{type(exc).__name__}: {first_line(str(exc))}")
 
 
-def learner_failure(hint: str, exc: LearnerError, display_name: str) -> str:
-    """A test's own hint, then what the learner's code raised and where."""
-    message = _TORCH_IMPL_NOTE.sub("", exc.message)
-    return f"{hint}：{first_line(exc.type_name, 100)}: {first_line(message)}{where(display_name, exc.learner_line)}"
+def failure_text(raw: str) -> Text:
+    """A test's own failure text: a msg() encoding anywhere in it (pytest adds 'assert ...' lines after it,
+    sometimes text before it) in both languages, else its first line, shortened, the same in both."""
+    decoded = decode(raw)
+    if decoded is not None:
+        return decoded.map(shorten)
+    lines = raw.strip().splitlines()
+    return Text.same(shorten(lines[0])) if lines else Text()
 
 
-# torch appends "(with implementation in <module ...>)" to custom-op errors: noise for a learner
-_TORCH_IMPL_NOTE = re.compile(r" \(with implementation in <module [^>]*>\)")
+def learner_failure(hint, exc: LearnerError, display_name: str) -> str:
+    """A test's own hint (plain, msg()-encoded or Text), then what the learner's code raised and where, as one
+    msg()-encoded string (so it can be raised as an AssertionError's message)."""
+    text = probe_failure(hint, exc, display_name)
+    return msg(text.zh, text.en)
+
+
+def probe_failure(hint, exc: LearnerError, display_name: str) -> Text:
+    return say("case.probe_raised", hint=as_text(hint), error=error_line(exc.type_name, exc.message),
+               where=where(display_name, exc.learner_line))
+
+
+def error_line(type_name: str, message: str) -> str:
+    """'ValueError: what it said', or just the type when it said nothing."""
+    kind, said = first_line(type_name, 100), first_line(message)
+    return f"{kind}: {said}" if said else kind
 
 
 def first_line(text: str, limit: int = 300) -> str:
-    line = text.strip().splitlines()[0] if text.strip() else ""
-    return line if len(line) <= limit else line[: limit - 1] + "…"
+    """An exception's first paragraph, shortened for one line of a report (see judge.textsafe.shorten)."""
+    return shorten(str(text).strip().split("\n\n")[0], limit)

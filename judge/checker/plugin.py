@@ -6,10 +6,12 @@ import pytest
 
 from judge.checker.errors import LearnerError, WorkerLost
 from judge.checker.events import EventWriter
-from judge.checker.messages import case_message, import_failure, learner_failure
+from judge.catalog import say
+from judge.checker.messages import CaseFailed, NotRun, case_message, failure_text, import_failure, probe_failure
 from judge.checker.remote import ImportFailed, Remote
 from judge.checker.tiers import tier_of
 from judge.feedback import as_text
+from judge.i18n import Text
 from judge.models import ProblemMeta
 
 HIDDEN_FILE = "test_hidden.py"
@@ -18,14 +20,26 @@ HIDDEN_FILE = "test_hidden.py"
 class CaseState:
     def __init__(self, name: str, hidden: bool):
         self.name, self.hidden = name, hidden
-        self.outcome, self.message, self.detail, self.duration = "passed", "", "", 0.0
-        self.hint: dict = {}
+        self.outcome, self.message, self.detail, self.duration = "passed", Text(), "", 0.0
+        self.hint = Text()
+
+
+def marker_hint(item) -> Text:
+    """@pytest.mark.hint("中文", "English"), hint(zh=..., en=...), or one msg()-encoded argument: static text
+    from the problem folder (a single plain string reads the same in both languages)."""
+    marker = item.get_closest_marker("hint")
+    if marker is None:
+        return Text()
+    zh = marker.kwargs.get("zh", marker.args[0] if marker.args else "")
+    en = marker.kwargs.get("en", marker.args[1] if len(marker.args) > 1 else None)
+    return as_text(zh) if en is None else Text(zh=str(zh), en=str(en))
 
 
 class JudgePlugin:
     def __init__(self, remote: Remote, events: EventWriter, meta: ProblemMeta, display_name: str):
         self._remote, self.events, self.meta, self.display_name = remote, events, meta, display_name
         self.cases: dict[str, CaseState] = {}
+        self.import_lost = False
 
     @pytest.fixture(scope="session")
     def remote(self) -> Remote:
@@ -34,13 +48,14 @@ class JudgePlugin:
     @pytest.fixture(scope="session")
     def probe(self):
         """probe(name, *args, hint=..., **kwargs): remote.call, except that an exception raised by the
-        learner's code fails the case with `hint` followed by the exception's first line and line number."""
+        learner's code fails the case with `hint` (plain or msg()-encoded) followed by the exception's first
+        line and line number, in both languages."""
 
         def call(name, *args, hint, **kwargs):
             try:
                 return self._remote.call(name, *args, **kwargs)
             except LearnerError as exc:
-                raise AssertionError(learner_failure(hint, exc, self.display_name)) from None
+                raise CaseFailed(probe_failure(hint, exc, self.display_name)) from None
 
         return call
 
@@ -55,9 +70,7 @@ class JudgePlugin:
     def pytest_collection_finish(self, session):
         for item in session.items:
             case = self.cases[item.nodeid] = CaseState(item.name, item.path.name == HIDDEN_FILE)
-            marker = item.get_closest_marker("hint")  # @pytest.mark.hint(zh, en): static, from the problem folder
-            if marker is not None and len(marker.args) == 2:
-                case.hint = {"zh": str(marker.args[0]), "en": str(marker.args[1])}
+            case.hint = marker_hint(item)
         self.events.send({"type": "collected",
                           "cases": [{"id": item.nodeid, "name": self.cases[item.nodeid].name,
                                      "hidden": self.cases[item.nodeid].hidden, "tier": tier_of(item)}
@@ -65,12 +78,17 @@ class JudgePlugin:
         hello = self._remote.handshake()
         if hello["import"] == "error":
             self.events.send({"type": "import_error", "error": hello,
-                              "message": import_failure(hello, self.display_name)})
+                              "message": import_failure(hello, self.display_name).model_dump()})
+        elif hello["import"] == "lost" and not self._remote.tampered:
+            # The handshake never came back: the file did not finish importing (a limit, or it exited). Every
+            # case is "not run"; the judge words the verdict from what the sandbox saw.
+            self.import_lost = True
+            self.events.send({"type": "import_error", "error": {"import": "lost"}, "message": Text().model_dump()})
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item):
-        if self._remote.import_error is not None:
-            raise ImportFailed(import_failure(self._remote.import_error, self.display_name))
+        if self._remote.import_error is not None or self.import_lost:
+            raise NotRun()
 
     def pytest_runtest_logstart(self, nodeid, location):
         case = self.cases[nodeid]
@@ -82,19 +100,19 @@ class JudgePlugin:
         case = self.cases[item.nodeid]
         case.duration += call.duration
         if report.skipped and case.outcome == "passed":
-            case.outcome, case.message = "skipped", _skip_reason(report) or "跳过"
+            case.outcome, case.message = "skipped", _skip_text(report)
         elif report.failed and case.outcome in ("passed", "skipped"):
             exc = call.excinfo.value if call.excinfo else None
-            lost = isinstance(exc, (WorkerLost, ImportFailed))
+            lost = isinstance(exc, (WorkerLost, ImportFailed, NotRun))
             case.outcome = "failed" if report.when == "call" and not lost else "error"
-            case.message = case_message(exc, self.display_name) if exc is not None else "失败"
+            case.message = case_message(exc, self.display_name) if exc is not None else say("case.failed")
             case.detail = str(report.longrepr)[-4000:]
         return report
 
     def pytest_runtest_logfinish(self, nodeid, location):
         case = self.cases[nodeid]
         self.events.send({"type": "case_finished", "id": nodeid, "name": case.name, "hidden": case.hidden,
-                          "outcome": case.outcome, "message": as_text(case.message).model_dump(), "hint": case.hint,
+                          "outcome": case.outcome, "message": case.message.model_dump(), "hint": case.hint.model_dump(),
                           "detail": case.detail,
                           "duration_s": round(case.duration, 4)})
 
@@ -105,3 +123,9 @@ def _skip_reason(report) -> str:
     if isinstance(longrepr, tuple) and len(longrepr) == 3:
         return str(longrepr[2]).removeprefix("Skipped: ")
     return ""
+
+
+def _skip_text(report) -> Text:
+    """"skipped: <reason>" when the test gave one (pytest.skip(msg(...)) works too)."""
+    reason = _skip_reason(report).strip()
+    return say("case.skipped_because", reason=failure_text(reason)) if reason else say("case.skipped")

@@ -44,3 +44,25 @@ def test_check_all_passes_on_the_shipped_problems():
     result = judge_cmd("check", "--all")
     assert result.returncode == 0, result.stdout[-3000:]
     assert result.stdout.count("reference is accepted") >= 6
+
+
+def test_check_fails_a_problem_whose_feedback_misses_a_language_or_a_hint(tmp_path):
+    folder = tmp_path / "900-echo"
+    shutil.copytree(FIXTURE_PROBLEMS / "900-echo", folder)
+    hidden = folder / "tests" / "test_hidden.py"
+    hidden.write_text(hidden.read_text().replace('@pytest.mark.hint("加法：随机输入", "addition on seeded random inputs")\n', ""))
+    public = folder / "tests" / "test_public.py"
+    public.write_text(public.read_text().replace('msg("add 结果不对", "add returns the wrong sum")', '"add 结果不对"'))
+    result = judge_cmd("check", "900", problems_dir=tmp_path)
+    assert result.returncode == 1, result.stdout
+    lines = result.stdout.splitlines()
+    assert any("FAIL" in line and "every hidden test has a hint in zh and en" in line for line in lines)
+    assert any("FAIL" in line and "wrong/subtracts.py: its report says what is wrong" in line for line in lines)
+    assert "test_add[small] message: English side is not English" in result.stdout
+
+
+def test_check_passes_the_fixture_with_hints_and_both_languages(tmp_path):
+    shutil.copytree(FIXTURE_PROBLEMS / "900-echo", tmp_path / "900-echo")
+    result = judge_cmd("check", "900", problems_dir=tmp_path)
+    assert result.returncode == 0, result.stdout
+    assert "every hidden test has a hint in zh and en" in result.stdout

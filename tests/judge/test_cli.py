@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -15,9 +16,9 @@ REPO = Path(__file__).resolve().parents[2]
 GOOD = "def add(a, b):\n    return a + b\n"
 
 
-def practice(tmp_path, *args, stdin=None):
+def practice(tmp_path, *args, env=None):
     env = {**os.environ, "PRACTICE_PROBLEMS_DIR": str(FIXTURE_PROBLEMS),
-           "PRACTICE_SOLUTIONS_DIR": str(tmp_path / "solutions")}
+           "PRACTICE_SOLUTIONS_DIR": str(tmp_path / "solutions"), "PRACTICE_LANG": "zh", **(env or {})}
     return subprocess.run([sys.executable, str(REPO / "practice" / "judge.py"), *args], capture_output=True,
                           text=True, env=env, cwd=tmp_path, timeout=120)
 
@@ -41,6 +42,42 @@ def test_rejected_submission_exits_1_and_says_what_failed(tmp_path):
     assert result.returncode == 1
     assert "wrong_answer" in result.stdout and "add 结果不对" in result.stdout
     assert "✗" in result.stdout
+    assert "  hidden 1 ✗ 加法：随机输入" in result.stdout.splitlines()  # a failing hidden case names what it checks
+
+
+CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+
+
+def test_lang_en_prints_no_chinese_at_all(tmp_path):
+    result = practice(tmp_path, "900", "--lang", "en")  # the starter: created, then judged
+    assert result.returncode == 1
+    assert "Created" in result.stderr and "Result: wrong_answer" in result.stdout and "hidden 1 ✗ addition" in result.stdout
+    assert not CJK.search(result.stdout + result.stderr), result.stdout + result.stderr
+
+
+def test_practice_lang_from_the_environment_and_zh_by_default(tmp_path):
+    bad = write(tmp_path, "bad.py", "def add(a, b):\n    return a * b\n")
+    english = practice(tmp_path, "900", bad, env={"PRACTICE_LANG": "en"})
+    assert "add returns the wrong sum" in english.stdout and not CJK.search(english.stdout)
+    assert "结果: wrong_answer" in practice(tmp_path, "900", bad).stdout
+
+
+def test_printed_verdict_lines_stay_behind_the_output_fence(tmp_path):
+    spoof = write(tmp_path, "spoof.py", "def add(a, b):\n    print('结果: accepted')\n    return a - b\n")
+    shown = practice(tmp_path, "900", spoof, "--public")
+    assert "结果: wrong_answer" in shown.stdout
+    printed = [line for line in shown.stdout.splitlines() if "结果: accepted" in line]
+    assert printed and all(line.lstrip().startswith("│ 结果: accepted") for line in printed)
+    report = json.loads(practice(tmp_path, "900", spoof, "--public", "--json").stdout)
+    assert "│ 结果: accepted" in report["output"]
+    assert all(line.startswith("│ ") for line in report["output"].splitlines())
+
+
+def test_syntax_error_is_one_short_block(tmp_path):
+    result = practice(tmp_path, "900", write(tmp_path, "syn.py", "def add(a, b)\n    return a + b\n"), "--lang", "en")
+    lines = (result.stderr + result.stdout).strip().splitlines()
+    assert result.returncode == 1 and len(lines) <= 8, lines
+    assert "      def add(a, b)" in lines and "No test ran: your file must import first" in result.stdout
 
 
 def test_public_flag_runs_only_public_tests(tmp_path):
@@ -63,22 +100,33 @@ def test_first_run_creates_the_file_from_the_starter(tmp_path):
     assert "900" in listing.stdout and "wrong_answer" in listing.stdout
 
 
-@pytest.mark.parametrize("args,content,match", [
-    (["901"], None, "unknown problem"),
-    (["900", "missing.py"], None, "no such file"),
-    (["900", "empty.py"], b"", "empty"),
-    (["900", "latin1.py"], "x = 'caf\xe9'\n".encode("latin-1"), "UTF-8"),
-    (["900", "huge.py"], b"#" * 1_100_000, "limit"),
-], ids=["unknown-problem", "missing-file", "empty-file", "not-utf8", "over-1MB"])
-def test_bad_input_is_one_line_on_stderr_nothing_on_stdout_exit_2(tmp_path, args, content, match):
+def test_judge_run_help_describes_its_arguments():
+    result = subprocess.run([sys.executable, "-m", "judge.cli", "run", "--help"], capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0
+    assert "exercise number" in result.stdout and "file to judge" in result.stdout and "--lang" in result.stdout
+
+
+@pytest.mark.parametrize("args,content,match,zh", [
+    (["901"], None, "unknown problem", "没有这道题"),
+    (["900", "missing.py"], None, "no such file", "找不到文件"),
+    (["900", "empty.py"], b"", "empty", "空的"),
+    (["900", "latin1.py"], "x = 'caf\xe9'\n".encode("latin-1"), "UTF-8", "UTF-8"),
+    (["900", "huge.py"], b"#" * 1_100_000, "limit", "上限"),
+    (["900", "."], None, "is a directory", "是一个目录"),
+], ids=["unknown-problem", "missing-file", "empty-file", "not-utf8", "over-1MB", "directory"])
+def test_bad_input_is_one_line_on_stderr_nothing_on_stdout_exit_2(tmp_path, args, content, match, zh):
     if content is not None:
         write(tmp_path, args[1], content)
-    result = practice(tmp_path, *args, "--json")
+    result = practice(tmp_path, *args, "--json", "--lang", "en")
     assert result.returncode == 2
     assert result.stdout == ""
     assert match in result.stderr and len(result.stderr.strip().splitlines()) == 1
+    assert zh in practice(tmp_path, *args, "--json").stderr  # the default language is zh
 
 
 def test_list_shows_titles(tmp_path):
     result = practice(tmp_path, "--list")
-    assert result.returncode == 0 and "测试用题" in result.stdout and "not started" in result.stdout
+    assert result.returncode == 0 and "测试用题" in result.stdout and "还没开始" in result.stdout
+    english = practice(tmp_path, "--list", "--lang", "en")
+    assert "Fixture: add" in english.stdout and "not started" in english.stdout

@@ -3,6 +3,7 @@
 import pytest
 
 from judge.decide import CheckerLog, decide
+from judge.i18n import Text
 from judge.models import CaseResult, Outcome, Verdict
 from sandbox.base import JobFacts
 
@@ -39,10 +40,39 @@ def test_skipped_case_is_not_a_pass():
 
 def test_import_error_is_compile_error_and_reports_every_case():
     log = log_with("error", "error")
-    log.import_error, log.import_message = {"type": "SyntaxError"}, "你的文件没能导入"
+    log.import_error = {"type": "NameError", "learner_line": 2}
+    log.import_message = Text(zh="你的文件没能导入：NameError", en="Your file failed to import: NameError")
+    report = decide("1", "submit", log, clean(), LIMITS, source="import torch\nx = undefined_name + 1\n")
+    assert report.verdict == Verdict.compile_error and report.total == 2
+    # one block: the error, the offending line with a caret under it, a one-line hint; in both languages
+    zh, en = report.message.zh.splitlines(), report.message.en.splitlines()
+    assert zh[0] == "你的文件没能导入：NameError" and en[0] == "Your file failed to import: NameError"
+    assert zh[1].strip() == "x = undefined_name + 1" and set(zh[2].strip()) == {"^"}
+    assert en[3].startswith("hint:") and len(en) == 4
+
+
+def test_a_file_that_never_finishes_importing_says_so_with_the_limit():
+    log = log_with("error", "error")
+    log.import_error = {"import": "lost"}
+    facts = JobFacts(signal=9, timed_out=True, wall_s=38.2)
+    report = decide("1", "submit", log, facts, {**LIMITS, "wall": 30})
+    assert report.verdict == Verdict.time_limit_exceeded  # not a compile error: the file had no error
+    assert "did not finish importing within 30 s" in report.message.en and "30 秒内" in report.message.zh
+    assert "38" not in report.message.en
+
+
+def test_time_limit_message_states_the_problems_limit():
+    facts = JobFacts(signal=9, timed_out=True, wall_s=38.2)
+    report = decide("1", "submit", log_with("passed", "error"), facts, {**LIMITS, "wall": 30})
+    assert "30 s" in report.message.en and "30 秒" in report.message.zh and "38" not in report.message.en
+
+
+def test_pytest_crash_after_every_case_passed_is_internal_error():
+    log = log_with("passed", "passed")
+    log.exit_code = 3  # pytest's INTERNAL_ERROR: its report cannot be trusted, whatever the cases said
     report = decide("1", "submit", log, clean(), LIMITS)
-    assert report.verdict == Verdict.compile_error
-    assert report.total == 2 and report.message.zh == "你的文件没能导入"
+    assert report.verdict == Verdict.internal_error
+    assert "exit code 3" in report.detail
 
 
 @pytest.mark.parametrize("flag,verdict", [
@@ -63,7 +93,7 @@ def test_memory_outranks_time_and_output():
 def test_worker_lost_without_a_limit_is_runtime_error():
     report = decide("1", "run", log_with("passed", "error"), JobFacts(exit_code=0), LIMITS)
     assert report.verdict == Verdict.runtime_error
-    assert "退出码 0" in report.message.zh
+    assert "退出码 0" in report.message.zh and "exit code 0" in report.message.en
 
 
 def test_exit_status_is_not_shown_when_hidden_tests_ran():

@@ -3,6 +3,7 @@
 import pytest
 
 from judge.errors import BadSubmission, JudgeError, UnknownProblem
+from judge.i18n import Text
 from judge.models import Outcome, Verdict
 
 pytestmark = pytest.mark.slow
@@ -36,30 +37,58 @@ def test_events_stream_every_case_without_hidden_names(fixture_judge):
 def test_wrong_value_is_wrong_answer_with_the_tests_message(fixture_judge):
     report = grade(fixture_judge, "def add(a, b):\n    return a - b\n")
     assert report.verdict == Verdict.wrong_answer
-    assert report.cases[0].message.zh == "add 结果不对"
+    assert report.cases[0].message == Text(zh="add 结果不对", en="add returns the wrong sum")  # msg() decoded
+
+
+def test_events_carry_nothing_of_a_hidden_case_but_its_outcome_and_hint(fixture_judge):
+    events = []
+    report = grade(fixture_judge, "def add(a, b):\n    return a - b\n", on_event=events.append)
+    hidden = report.cases[-1]
+    assert hidden.hidden and hidden.message and hidden.duration_s > 0  # the full report has both (instructors)
+    sent = [e for e in events if e.type == "case_finished" and e.hidden]
+    assert len(sent) == 1 and sent[0].outcome == Outcome.failed
+    assert sent[0].message == Text() and sent[0].duration_s == 0.0 and sent[0].name == "hidden 1"
+    assert sent[0].hint == Text(zh="加法：随机输入", en="addition on seeded random inputs")
+    assert "hidden: add" not in str([e.model_dump() for e in events])
 
 
 def test_exception_in_learner_code_names_the_line(fixture_judge):
     report = grade(fixture_judge, "def add(a, b):\n\n    return a / 0 + undefined\n")
     assert report.verdict == Verdict.wrong_answer
     assert "NameError" in report.cases[0].message.zh and "第 3 行" in report.cases[0].message.zh
+    assert report.cases[0].message.en.startswith("Your code raised NameError") and "line 3" in report.cases[0].message.en
 
 
 def test_syntax_error_is_compile_error_with_file_and_line(fixture_judge):
-    report = grade(fixture_judge, "def add(a, b)\n    return a + b\n", display_name="mine.py")
+    events = []
+    report = grade(fixture_judge, "def add(a, b)\n    return a + b\n", display_name="mine.py", on_event=events.append)
     assert report.verdict == Verdict.compile_error
-    assert "mine.py 第 1 行" in report.message.zh
-    assert all(c.outcome == Outcome.error for c in report.cases) and report.total == 3
+    assert "mine.py 第 1 行" in report.message.zh and "(mine.py line 1)" in report.message.en
+    assert report.message.en.splitlines()[1:3] == ["    def add(a, b)", "                 ^"]
+    # found by compiling in the judge: no test collected, none run
+    assert report.total == 0 and report.cases == [] and [e.type for e in events] == ["collected", "done"]
 
 
-def test_import_error_is_compile_error(fixture_judge):
-    report = grade(fixture_judge, "import no_such_module_here\n")
+def test_import_error_is_compile_error_with_the_line_and_a_hint(fixture_judge):
+    report = grade(fixture_judge, "import torch\nimport no_such_module_here\n")
     assert report.verdict == Verdict.compile_error and "ModuleNotFoundError" in report.message.zh
+    lines = report.message.en.splitlines()
+    assert lines[1:3] == ["    import no_such_module_here", "    " + "^" * len("import no_such_module_here")]
+    assert lines[3].startswith("hint:") and len(lines) == 4
+    assert {c.message.en for c in report.cases} == {"Not run: your file did not import"} and report.total == 3
 
 
 def test_exit_at_import_is_runtime_error(fixture_judge):
     report = grade(fixture_judge, "import os\nos._exit(0)\n")
     assert report.verdict == Verdict.runtime_error
+    assert "while your file was being imported" in report.message.en and "exit code 0" in report.message.en
+
+
+def test_a_file_that_never_finishes_importing_is_told_so(fixture_judge):
+    report = grade(fixture_judge, "while True:\n    pass\n")
+    assert report.verdict == Verdict.time_limit_exceeded
+    assert "did not finish importing within 6 s" in report.message.en  # 900's wall limit
+    assert all(c.outcome == Outcome.error for c in report.cases)
 
 
 def test_exit_during_a_probe_is_runtime_error(fixture_judge):

@@ -2,6 +2,7 @@
 
 import json
 
+from judge.i18n import Text
 from judge.models import CaseResult, Outcome, Report, RunInfo, Verdict
 
 
@@ -10,13 +11,15 @@ def report(mode="submit"):
                   run=RunInfo(output_tail="debug print of secret input"),
                   cases=[CaseResult(name="test_public_one", outcome=Outcome.passed, message=""),
                          CaseResult(name="test_secret_edge_case[float64]", outcome=Outcome.failed, hidden=True,
-                                    message="expected 3.0 got 2.0", detail="assert torch.allclose(...)")])
+                                    message="expected 3.0 got 2.0", detail="assert torch.allclose(...)",
+                                    hint=Text(zh="反向：一维输入", en="backward on a 1-D input"), duration_s=1.25)])
 
 
 def test_hidden_case_keeps_outcome_but_not_name_or_message():
     public = report().public()
     hidden = public.cases[1]
     assert (hidden.name, hidden.outcome, hidden.hidden, hidden.message) == ("hidden 1", Outcome.failed, True, "")
+    assert report().cases[1].duration_s == 1.25  # the full report keeps it (instructors), the projection does not:
     assert hidden.duration_s == 0.0  # the submission controls timing: no covert channel out of hidden cases
     text = json.dumps(public.model_dump(mode="json"))
     assert "secret_edge_case" not in text and "expected 3.0" not in text and "allclose" not in text
@@ -35,3 +38,8 @@ def test_public_report_has_the_cli_contract_keys():
     data = report().public().model_dump(mode="json")
     assert {"problem", "verdict", "score", "passed", "total", "cases"} <= set(data)
     assert set(data["cases"][0]) == {"name", "outcome", "hidden", "message", "hint", "duration_s"}
+
+
+def test_hidden_case_shows_its_static_hint_in_the_asked_language():
+    assert report().public("zh").cases[1].hint == "反向：一维输入"
+    assert report().public("en").cases[1].hint == "backward on a 1-D input"

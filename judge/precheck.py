@@ -1,0 +1,82 @@
+"""Before any worker starts: compile the learner's file, and describe an import failure as one block.
+
+compile() runs in the judge's own process and imports nothing (no torch), so a syntax error is answered
+at once; it only parses, never executes, the learner's code. A pathological file (deep nesting, a huge
+literal) makes compile() raise rather than crash, and that becomes a compile error like any other.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+from judge.catalog import say
+from judge.events import Collected, Done, EventSink
+from judge.i18n import Text
+from judge.models import Report, Verdict
+from judge.textsafe import plain, shorten
+
+WIDTH = 100  # a longer source line is shown as a window around the error
+
+
+def syntax_error(source: str, display_name: str) -> Text | None:
+    """The one-block message of why `source` does not compile, or None when it compiles."""
+    try:
+        with warnings.catch_warnings():  # "invalid escape sequence" and the like: the worker's business, not ours
+            warnings.simplefilter("ignore", SyntaxWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            compile(source, display_name, "exec", dont_inherit=True)
+    except SyntaxError as exc:  # IndentationError and TabError included
+        kind, line = type(exc).__name__, exc.lineno if exc.filename == display_name else None
+        where = say("where", file=display_name, line=line) if line else ""
+        headline = say("import.failed", error=f"{kind}: {plain(shorten(str(exc.msg)))}", where=where)
+        return import_block(headline, kind, line, source, exc.offset, getattr(exc, "end_offset", None))
+    except (RecursionError, MemoryError, OverflowError, ValueError) as exc:
+        return say("import.uncompilable", what=type(exc).__name__) + "\n" + say("import.hint.complex")
+    return None
+
+
+def import_block(headline: Text, kind: str, line: int | None, source: str,
+                 offset: int | None = None, end_offset: int | None = None) -> Text:
+    """The error with its file and line (headline), the offending source line with a caret under it, and a
+    one-line hint chosen by the error's kind."""
+    shown = _caret(source, line, offset, end_offset)
+    block = headline + ("\n" + shown if shown else "")
+    return block + "\n" + _hint(kind)
+
+
+def _hint(kind: str) -> Text:
+    if kind in ("SyntaxError", "IndentationError", "TabError"):
+        return say("import.hint.syntax")
+    if kind in ("ModuleNotFoundError", "ImportError"):
+        return say("import.hint.module")
+    return say("import.hint.runtime")
+
+
+def _caret(source: str, line: int | None, offset: int | None, end_offset: int | None) -> str:
+    """'    <the line>' and '    <spaces>^^^' under the error's columns (the whole line when none is known)."""
+    lines = source.splitlines()
+    if not line or not 1 <= line <= len(lines):
+        return ""
+    raw = lines[line - 1].expandtabs(4)
+    text = raw.lstrip()
+    indent = len(raw) - len(text)
+    if offset and offset > 0:
+        start = max(0, offset - 1 - indent)
+        end = max(start + 1, (end_offset - 1 - indent) if end_offset and end_offset > offset else start + 1)
+    else:
+        start, end = 0, len(text.rstrip()) or 1
+    if len(text) > WIDTH:  # a window around the caret, so a 10 000-character line stays one line
+        left = max(0, min(start - WIDTH // 2, len(text) - WIDTH))
+        text, start, end = text[left:left + WIDTH], start - left, min(end - left, WIDTH)
+    end = min(max(end, start + 1), max(len(text), start + 1))
+    return f"    {plain(text.rstrip())}\n    {' ' * start}{'^' * (end - start)}"
+
+
+def not_compiled(problem_id: str, mode: str, message: Text, on_event: EventSink | None) -> Report:
+    """The report of a file that does not compile: compile_error, and no test ran (none was collected)."""
+    report = Report(problem=problem_id, verdict=Verdict.compile_error, score=0.0, passed=0, total=0, mode=mode,
+                    message=message)
+    if on_event is not None:
+        on_event(Collected(total=0))
+        on_event(Done(verdict=report.verdict))
+    return report
