@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 
+from judge.catalog import say
 from judge.errors import JudgeError, ProblemInvalid
 from judge.settings import Settings
 from judge.terminal import (EXIT_USAGE, LANG_HELP, SERVER_HELP, internal_error_report, list_problems, print_error,
@@ -39,8 +40,6 @@ def practice_main(argv: list[str] | None = None) -> int:
         if args.list:
             return list_problems(settings)
         if not args.problem:
-            from judge.catalog import say  # noqa: PLC0415
-
             parser.print_usage(sys.stderr)
             print(say("cli.error", message=say("cli.give_exercise")).get(settings.lang), file=sys.stderr)
             return EXIT_USAGE
@@ -49,7 +48,7 @@ def practice_main(argv: list[str] | None = None) -> int:
         if args.json:  # a broken problem is an internal error: --json callers still get a report
             report = internal_error_report(args.problem, args.public, settings.lang)
             print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False))
-        print(f"internal error: {exc.message}", file=sys.stderr)
+        print(say("cli.internal", what=exc.message).get(settings.lang), file=sys.stderr)
         return EXIT_USAGE
     except JudgeError as exc:
         print_error(exc, settings.lang)
