@@ -156,14 +156,14 @@ OPCHECK_HINTS = {
 # opcheck's test_faketensor names the operator in a long preamble, then what differs (real first, fake second)
 _METADATA_PREAMBLE = re.compile(r"^MetadataMismatchError: When comparing the output of \S+ on FakeTensor and "
                                 r"concrete Tensors, found mismatched tensor metadata: ")
-_METADATA = {
-    "Shapes": ("fake 实现给出的输出形状与真实输出不同", "the fake's output shape differs from the real output's"),
-    "Dtypes": ("fake 实现给出的输出 dtype 与真实输出不同", "the fake's output dtype differs from the real output's"),
-    "Devices": ("fake 实现给出的输出设备与真实输出不同", "the fake's output device differs from the real output's"),
-    "Stride": ("fake 实现的输出与真实输出的步长不同：两者都应是连续张量（用 x.new_empty(...)，不要返回 narrow 或切片得到的视图）",
+_METADATA = {  # the start of torch's detail, lower-cased -> what it means here
+    "shapes": ("fake 实现给出的输出形状与真实输出不同", "the fake's output shape differs from the real output's"),
+    "dtypes": ("fake 实现给出的输出 dtype 与真实输出不同", "the fake's output dtype differs from the real output's"),
+    "devices": ("fake 实现给出的输出设备与真实输出不同", "the fake's output device differs from the real output's"),
+    "stride": ("fake 实现的输出与真实输出的步长不同：两者都应是连续张量（用 x.new_empty(...)，不要返回 narrow 或切片得到的视图）",
                "the fake's output has other strides than the real output: both must be contiguous "
                "(use x.new_empty(...), not a narrowed or sliced view)"),
-    "Storage offset": ("fake 实现的输出与真实输出的 storage offset 不同：两者都应从 offset 0 开始（视图要 .clone()）",
+    "storage offset": ("fake 实现的输出与真实输出的 storage offset 不同：两者都应从 offset 0 开始（视图要 .clone()）",
                        "the fake's output has another storage offset than the real output: both must start at "
                        "offset 0 (.clone() a view)"),
 }
@@ -182,10 +182,11 @@ def _check_opcheck(result):
 
 def _opcheck_failure(name, status):
     """(zh, en): which opcheck test failed, why in the chapter's terms, then torch's own words."""
-    detail = _METADATA_PREAMBLE.sub("", status)
+    detail = _METADATA_PREAMBLE.sub("", status).strip()
     if detail != status:
+        key = detail.lower().removeprefix("mismatched ")
         for start, (zh, en) in _METADATA.items():
-            if detail.startswith(start):
+            if key.startswith(start):
                 return f"opcheck 的 {name} 失败：{zh}（{detail}）", f"opcheck's {name} failed: {en} ({detail})"
     zh, en = OPCHECK_HINTS.get(name, ("", ""))
     return f"opcheck 的 {name} 失败（{zh}）：{status}", f"opcheck's {name} failed ({en}): {status}"
