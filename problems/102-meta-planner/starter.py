@@ -1,5 +1,7 @@
-"""Exercise 102: plan a model on the meta device without allocating its weights.
+"""练习 102：在 meta 设备上规划模型，不分配它的权重。
+Exercise 102: plan a model on the meta device without allocating its weights.
 
+完成两处 TODO。本地判题：python practice/judge.py 102
 Fill in the two TODOs. Judge locally with: python practice/judge.py 102
 """
 
@@ -8,14 +10,21 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 
 
 def estimate(build) -> dict:
-    """build() returns an nn.Module. Without allocating its weights, return
+    """build() 返回一个 nn.Module。不分配它的权重，返回
+    {"params": int, "param_bytes": int, "buffer_bytes": int}。
+
+    build() returns an nn.Module. Without allocating its weights, return
     {"params": int, "param_bytes": int, "buffer_bytes": int}."""
+    # TODO: 在 meta 设备上调用 build()，再计数。
     # TODO: call build() on the meta device, then count.
     return {"params": 0, "param_bytes": 0, "buffer_bytes": 0}
 
 
 def output_shape(build, input_shape, dtype=torch.long) -> tuple:
-    """The shape of build()(x) for an input x of shape input_shape and dtype dtype, computed
+    """输入 x 的形状为 input_shape、dtype 为 dtype 时 build()(x) 的形状，不用真实的权重，也不用真实的输入
+    （FakeTensorMode）。
+
+    The shape of build()(x) for an input x of shape input_shape and dtype dtype, computed
     without real weights and without a real input (FakeTensorMode)."""
     # TODO
     raise NotImplementedError("output_shape")

@@ -3,6 +3,8 @@
 import pytest
 import torch
 
+from judge.feedback import msg
+
 
 def _lm(**kw):
     base = {"vocab": 100, "dim": 32, "heads": 4, "ffn": 64, "layers": 2, "tie": True}
@@ -40,10 +42,12 @@ ESTIMATE_CASES = [
 ]
 
 
+@pytest.mark.hint("estimate：参数个数、参数与 buffer 的字节数（更多模型、dtype 与共享方式）",
+                  "estimate: parameter count, parameter and buffer bytes (more models, dtypes and sharing)")
 @pytest.mark.parametrize("spec", [c[1] for c in ESTIMATE_CASES], ids=[c[0] for c in ESTIMATE_CASES])
 def test_estimate(probe, ex, spec):
-    obs = probe("estimate", spec, hint="estimate(build) 出错")
-    ex.check_estimate(obs, spec, f"{spec['kind']} 模型 {_describe(spec)}")
+    obs = probe("estimate", spec, hint=msg("estimate(build) 出错", "estimate(build) failed"))
+    ex.check_estimate(obs, spec, _where(spec))
 
 
 SHAPE_CASES = [
@@ -62,14 +66,19 @@ SHAPE_CASES = [
 ]
 
 
+@pytest.mark.hint("output_shape：输出形状（更多模型、输入形状与 dtype）",
+                  "output_shape: the output shape (more models, input shapes and dtypes)")
 @pytest.mark.parametrize("spec,shape,dtype", [c[1:] for c in SHAPE_CASES], ids=[c[0] for c in SHAPE_CASES])
-def test_output_shape(probe, ex, spec, shape, dtype):
+def test_output_shape(output_shape, ex, spec, shape, dtype):
     args = (spec, shape) if dtype is None else (spec, shape, dtype)
-    obs = probe("output_shape", *args, hint=f"output_shape(build, {shape}{'' if dtype is None else ', ' + str(dtype)}) 出错")
-    ex.check_shape(obs, spec, shape, f"{spec['kind']} 模型 {_describe(spec)}，输入 {list(shape)}"
-                   f"{'' if dtype is None else ' ' + str(dtype).removeprefix('torch.')}")
+    obs = output_shape(*args, hint=msg("output_shape(build, input_shape, dtype) 出错",
+                                                "output_shape(build, input_shape, dtype) failed"))
+    ex.check_shape(obs, spec, shape, _where(spec))
 
 
-def _describe(spec):
-    keys = [k for k in spec if k != "kind"]
-    return "(" + ", ".join(f"{k}={spec[k]}" for k in keys) + ")"
+_KINDS = {"lm": ("语言模型", "language model"), "mlp": ("MLP", "MLP"), "convnet": ("卷积网络", "conv net")}
+
+
+def _where(spec):
+    """The model family only: a hidden case's message never names its inputs."""
+    return _KINDS[spec["kind"]]
