@@ -81,7 +81,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "cli.counts": ("   测试 {passed}/{total} 通过，用时 {seconds:.1f} 秒", "   {passed}/{total} tests passed in {seconds:.1f} s"),
     "cli.not_run": ("  {n} 个测试没有运行", "  {n} tests not run"),
     "cli.none_ran": ("  测试都没有运行：你的文件要先能导入", "  No test ran: your file must import first"),
-    "cli.same_message": ("  …另有 {n} 个测试是同样的结果", "  … and {n} more tests with the same message"),
+    "cli.same_message": ("  …另有 {n} 个测试是同样的结果", "  … and {n} more with the same message"),
     "cli.more": ("  …另有 {n} 个没通过的测试未列出", "  … and {n} more failing tests not listed"),
     "cli.output": ("  你的代码的输出（末尾）:", "  What your code printed (its end):"),
     "cli.fix": ("  改好 {path} 后再运行一次。", "  Fix {path} and run again."),

@@ -56,16 +56,10 @@ def run_problem(problem_id: str, path: str | None, as_json: bool, public: bool, 
     files = LearnerFiles(settings.solutions_dir, lang)
     with Judge(settings) as judge:
         problem = judge.problem(problem_id)
-        target = Path(path) if path else files.path(problem)
-        if path is None and not target.exists():
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy(problem.starter_path, target)
-            err.print(say("cli.starter_created", path=target, id=problem.id).get(lang))
+        target = learner_target(problem, path, files, err, lang)
         source = read_submission(target, settings.max_source_bytes)
         if not as_json:
-            title = problem.meta.title.en if lang == "en" else problem.meta.title.zh
-            err.print(say("cli.judging_public" if public else "cli.judging", id=problem.id, title=title,
-                          path=target).get(lang))
+            announce(err, problem, target, public, lang)
         report = judge.grade(problem.id, source, mode="run" if public else "submit",
                              on_event=None if as_json else LiveMarks(out, lang), display_name=target.name)
     public_report = report.public(lang)
@@ -79,6 +73,22 @@ def run_problem(problem_id: str, path: str | None, as_json: bool, public: bool, 
     if report.verdict == Verdict.internal_error:
         return EXIT_USAGE
     return EXIT_ACCEPTED if report.verdict == Verdict.accepted else EXIT_REJECTED
+
+
+def learner_target(problem, path: str | None, files: LearnerFiles, err: Console, lang: Lang) -> Path:
+    """The file to judge: PATH, or the learner's own file, created from the starter (and said so) if missing."""
+    target = Path(path) if path else files.path(problem)
+    if path is None and not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(problem.starter_path, target)
+        err.print(say("cli.starter_created", path=target, id=problem.id).get(lang))
+    return target
+
+
+def announce(err: Console, problem, target: Path, public: bool, lang: Lang) -> None:
+    """'Judging 100 (title): path' in the reader's language."""
+    title = problem.meta.title.en if lang == "en" else problem.meta.title.zh
+    err.print(say("cli.judging_public" if public else "cli.judging", id=problem.id, title=title, path=target).get(lang))
 
 
 def _notices(err: Console, report, lang: Lang) -> None:
