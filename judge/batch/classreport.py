@@ -28,7 +28,7 @@ LABELS = {
            "and the starter removed (copydetect). A lead for a conversation, not proof.", "max_sim": "highest pair",
            "flagged": "Flagged submissions", "flagged_note": "Source that reaches for the judge's or the "
            "interpreter's internals, or tampering found at run time. Flags never change a verdict.",
-           "student": "student", "verdict": "verdict", "flags": "flags", "slowest": "Slowest judgements",
+           "student": "student", "verdict": "verdict", "flags": "flags", "slowest": "Slowest submissions (their own run time)",
            "seconds": "seconds", "reason": "reason", "none": "none"},
     "zh": {"title": "班级报告：练习", "generated": "生成于", "students": "名学生", "accepted": "通过",
            "mean": "平均得分", "clusters_n": "相似代码组", "flagged_n": "需要查看", "not_judged": "未判题或判题故障",
@@ -38,7 +38,7 @@ LABELS = {
            "hidden": "隐藏", "similarity": "相似代码组", "similarity_note": "统一变量名并去掉起始代码后几乎相同的代码"
            "（copydetect）。只是谈话的线索，不是证据。", "max_sim": "最高相似度", "flagged": "需要人工查看的提交",
            "flagged_note": "源代码触及判题程序或解释器的内部，或运行时发现篡改。标记从不改变判题结果。",
-           "student": "学生", "verdict": "结果", "flags": "标记", "slowest": "判题最慢的提交", "seconds": "秒",
+           "student": "学生", "verdict": "结果", "flags": "标记", "slowest": "运行最慢的提交（代码自身的运行时间）", "seconds": "秒",
            "reason": "原因", "none": "无"},
 }
 
@@ -64,10 +64,20 @@ def class_summary(rows: list[Row], pairs: list[Pair], problem, lang: str) -> dic
         "checks": check_failures(rows),
         "clusters": [_cluster(group, pairs, by_student) for group in clusters(pairs)],
         "flagged": sorted((r for r in rows if r.flags), key=lambda r: (-len(r.flags), r.student)),
-        "slowest": sorted(judged, key=lambda r: -r.duration_s)[:SLOWEST],
+        "slowest": slowest(judged),
         "colors": COLORS, "t": LABELS["en" if lang == "en" else "zh"],
         "problems": [r for r in rows if r.verdict in (REJECTED, "internal_error")],
     }
+
+
+def slowest(judged: list[Row]) -> list[dict]:
+    """By the submission's own run time (the worker's wall clock): a judgement's total also holds the judge's
+    start-up (the first ones of a batch wait for the warm parents) and queueing."""
+    def seconds(row: Row) -> float:
+        return row.report.run.wall_s or row.duration_s
+
+    ranked = sorted(judged, key=lambda r: -seconds(r))[:SLOWEST]
+    return [{"student": r.student, "verdict": r.verdict, "seconds": seconds(r)} for r in ranked]
 
 
 def verdict_counts(rows: list[Row]) -> list[dict]:

@@ -9,6 +9,12 @@ from judge.batch.rows import Row
 from judge.textsafe import plain
 
 
+# Short names for the live counts, so bar, counts and ETA fit an 80-column terminal.
+SHORT = {"accepted": "AC", "wrong_answer": "WA", "compile_error": "CE", "runtime_error": "RE",
+         "time_limit_exceeded": "TLE", "memory_limit_exceeded": "MLE", "output_limit_exceeded": "OLE",
+         "internal_error": "IE", "rejected": "REJ"}
+
+
 class PlainProgress:
     """One line per student, flushed: readable in a CI log or a pipe."""
 
@@ -38,11 +44,12 @@ class RichProgress(PlainProgress):
         from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,  # noqa: PLC0415
                                    TimeElapsedColumn, TimeRemainingColumn)
 
-        self.bar = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+        self.bar = Progress(TextColumn("grading"), BarColumn(bar_width=24), MofNCompleteColumn(),
                             TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
+                            TextColumn("{task.fields[counts]}"),
                             console=Console(stderr=True, markup=False, highlight=False), transient=False)
         self.bar.__enter__()
-        self.task = self.bar.add_task("grading", total=self.total)
+        self.task = self.bar.add_task("grading", total=self.total, counts="")
         return self
 
     def __exit__(self, *exc) -> None:
@@ -51,8 +58,8 @@ class RichProgress(PlainProgress):
     def __call__(self, row: Row) -> None:
         self.done += 1
         self.counts[row.verdict] += 1
-        counts = " ".join(f"{v}:{n}" for v, n in sorted(self.counts.items()))
-        self.bar.update(self.task, advance=1, description=f"grading  {counts}")
+        counts = " ".join(f"{SHORT.get(v, v)} {n}" for v, n in sorted(self.counts.items()))
+        self.bar.update(self.task, advance=1, counts=counts)
 
 
 def progress_for(total: int, stream=None):
