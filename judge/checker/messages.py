@@ -49,7 +49,8 @@ def case_message(exc: BaseException, display_name: str) -> Text:
         return failure_text(str(exc)) or say("case.mismatch")
     if isinstance(exc, pytest.fail.Exception):  # pytest.fail("...") in a test: its text is the message
         return failure_text(exc.msg or "") or say("case.mismatch")
-    return Text.same(f"{type(exc).__name__}: {first_line(str(exc))}")
+    decoded = decode(str(exc))  # a test that raised something else with msg(...) still speaks both languages
+    return decoded.map(shorten) if decoded is not None else Text.same(f"{type(exc).__name__}: {first_line(str(exc))}")
 
 
 def failure_text(raw: str) -> Text:

@@ -48,6 +48,12 @@ def test_a_msg_encoding_is_found_wherever_pytest_put_it():
     assert case_message(AssertionError(raw), "a.py") == Text(zh="缓存没有被修改", en="the cache was not modified")
 
 
+def test_any_exception_a_test_raises_with_msg_is_decoded():
+    raised = RuntimeError("probe problem: " + msg("缓存的形状不对", "the cache has the wrong shape"))
+    assert case_message(raised, "a.py") == Text(zh="缓存的形状不对", en="the cache has the wrong shape")
+    assert case_message(KeyError("plain"), "a.py") == Text.same("KeyError: 'plain'")
+
+
 def test_a_plain_message_stays_as_it_is_in_both_languages():
     assert failure_text("values differ\nassert False") == Text.same("values differ")
 
