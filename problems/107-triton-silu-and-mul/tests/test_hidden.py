@@ -86,9 +86,19 @@ def test_cuda_values_and_out_variant(probe, on_cuda, make_input, check_out, guar
                       "silu_and_mul_out on CUDA")
 
 
-@pytest.mark.gpu
-@pytest.mark.hint("CUDA：torch.compile 中分配 out 并调用 out 变体", "CUDA: torch.compile of a block that allocates out and calls the out variant")
-def test_compile_out_variant(probe, on_cuda, make_input, check_out):
+TIERS = [pytest.param("cpu", id="cpu"), pytest.param("cuda", id="cuda", marks=pytest.mark.gpu)]
+
+
+def _on(tier, request):
+    if tier == "cuda":
+        request.getfixturevalue("on_cuda")
+
+
+@pytest.mark.hint("torch.compile 中分配 out 并调用 out 变体（bfloat16）",
+                  "torch.compile of a block that allocates out and calls the out variant (bfloat16)")
+@pytest.mark.parametrize("tier", TIERS)
+def test_compile_out_variant(probe, make_input, check_out, request, tier):
+    _on(tier, request)
     xs = [make_input(501 + i, shape, BF16) for i, shape in enumerate([(4, 2048), (16, 512)])]
     obs = probe("compiled", xs, True, hint=msg("torch.compile 下调用 silu_and_mul_out 出错",
                                                "calling silu_and_mul_out under torch.compile failed"))
@@ -97,9 +107,10 @@ def test_compile_out_variant(probe, on_cuda, make_input, check_out):
                   x, "torch.compile 下", "under torch.compile")
 
 
-@pytest.mark.gpu
-@pytest.mark.hint("CUDA：两个算子的 opcheck（bfloat16）", "CUDA: opcheck of both operators (bfloat16)")
-def test_opcheck_bfloat16(probe, on_cuda, make_input):
+@pytest.mark.hint("两个算子的 opcheck（bfloat16）", "opcheck of both operators (bfloat16)")
+@pytest.mark.parametrize("tier", TIERS)
+def test_opcheck_bfloat16(probe, make_input, request, tier):
+    _on(tier, request)
     x = make_input(601, (2, 4, 1024), BF16)
     for name, args in [("silu_and_mul", (x,)), ("silu_and_mul_out", (x, torch.empty(2, 4, 512, dtype=BF16)))]:
         result = probe("run_opcheck", name, args, hint=msg("opcheck 出错", "opcheck failed"))

@@ -54,20 +54,20 @@ def test_on_meta_tensors(probe, check_meta):
     check_meta(probe("meta", shape, BF16, hint=META_HINT), shape, BF16, "meta", "meta 张量上", "on a meta tensor")
 
 
-# ---------------------------------------------------------------- GPU tier
+# ---------------------------------------------------------------- torch.compile and opcheck, on both tiers
 
-@pytest.mark.gpu
-@pytest.mark.parametrize("dtype", [F32, BF16], ids=["float32", "bfloat16"])
-def test_cuda_values_and_out_variant(probe, on_cuda, make_input, check_out, guarded, check_guarded, dtype):
-    x = make_input(11, (4, 2048), dtype)
-    check_out(probe("eager", x, hint=EAGER_HINT), x, "CUDA 上", "on CUDA")
-    args, x, xbuf, obuf = guarded(12, (3, 2000), dtype)
-    check_guarded(probe("out_variant", *args, hint=OUT_HINT), x, xbuf, obuf, "CUDA 上的 silu_and_mul_out",
-                  "silu_and_mul_out on CUDA")
+TIERS = [pytest.param("cpu", id="cpu"), pytest.param("cuda", id="cuda", marks=pytest.mark.gpu)]
 
 
-@pytest.mark.gpu
-def test_compile_fullgraph_dynamic_shapes(probe, on_cuda, make_input, check_out):
+def _on(tier, request):
+    """GPU-tier cases first make sure the worker's kernels run compiled on CUDA."""
+    if tier == "cuda":
+        request.getfixturevalue("on_cuda")
+
+
+@pytest.mark.parametrize("tier", TIERS)
+def test_compile_fullgraph_dynamic_shapes(probe, make_input, check_out, request, tier):
+    _on(tier, request)
     xs = [make_input(13 + i, shape, F32) for i, shape in enumerate([(4, 2048), (8, 1024), (2, 4096)])]
     obs = probe("compiled", xs, False, hint=msg(
         "torch.compile(fullgraph=True, backend=\"aot_eager\", dynamic=True) 下调用 silu_and_mul 出错（需要 fake 实现）",
@@ -80,9 +80,22 @@ def test_compile_fullgraph_dynamic_shapes(probe, on_cuda, make_input, check_out)
                                    "symbolic sizes into ints")
 
 
-@pytest.mark.gpu
+@pytest.mark.parametrize("tier", TIERS)
 @pytest.mark.parametrize("name", ["silu_and_mul", "silu_and_mul_out"])
-def test_opcheck(probe, on_cuda, make_input, check_opcheck, name):
+def test_opcheck(probe, make_input, check_opcheck, request, tier, name):
+    _on(tier, request)
     x = make_input(14, (4, 2048), F32)
     args = (x,) if name == "silu_and_mul" else (x, torch.empty(4, 1024))
     check_opcheck(probe("run_opcheck", name, args, hint=msg("opcheck 出错", "opcheck failed")), name)
+
+
+# ---------------------------------------------------------------- GPU tier only
+
+@pytest.mark.gpu
+@pytest.mark.parametrize("dtype", [F32, BF16], ids=["float32", "bfloat16"])
+def test_cuda_values_and_out_variant(probe, on_cuda, make_input, check_out, guarded, check_guarded, dtype):
+    x = make_input(11, (4, 2048), dtype)
+    check_out(probe("eager", x, hint=EAGER_HINT), x, "CUDA 上", "on CUDA")
+    args, x, xbuf, obuf = guarded(12, (3, 2000), dtype)
+    check_guarded(probe("out_variant", *args, hint=OUT_HINT), x, xbuf, obuf, "CUDA 上的 silu_and_mul_out",
+                  "silu_and_mul_out on CUDA")
