@@ -1,0 +1,45 @@
+"""What the terminal prints for a report: hidden failures with their hints, tests that never ran as one line."""
+
+from rich.console import Console
+
+from judge.catalog import say
+from judge.i18n import Text
+from judge.models import CaseResult, Outcome, Report, Verdict
+from judge.render import case_lines, print_report
+
+
+def report(verdict, cases, message=Text()):
+    return Report(problem="9", verdict=verdict, score=0, passed=0, total=len(cases), cases=cases, message=message)
+
+
+def printed(public) -> list[str]:
+    console = Console(record=True, width=200, color_system=None)
+    print_report(console, public, "mine.py")
+    return console.export_text().splitlines()
+
+
+def test_each_failing_hidden_case_is_one_line_with_its_hint():
+    cases = [CaseResult(name="test_a", outcome=Outcome.passed),
+             CaseResult(name="test_secret", outcome=Outcome.failed, hidden=True, message="leaks 3.0",
+                        hint=Text(zh="反向：一维输入", en="backward on a 1-D input"))]
+    lines = printed(report(Verdict.wrong_answer, cases).public("en"))
+    assert "  hidden 1 ✗ backward on a 1-D input" in lines
+    assert not any("leaks" in line or "test_secret" in line for line in lines)
+
+
+def test_tests_that_never_ran_are_one_line_not_one_per_test():
+    not_run = say("case.not_run")
+    cases = [CaseResult(name=f"test_{i}", outcome=Outcome.error, message=not_run) for i in range(5)]
+    cases.append(CaseResult(name="h", outcome=Outcome.error, hidden=True))
+    block = Text(zh="你的文件没能导入：NameError", en="Your file failed to import: NameError\n    x = y\n    ^\nhint: h")
+    lines = printed(report(Verdict.compile_error, cases, block).public("en"))
+    assert "  6 tests not run" in lines and not any("test_1" in line for line in lines)
+    assert lines[1:5] == ["  Your file failed to import: NameError", "      x = y", "      ^", "  hint: h"]
+
+
+def test_a_run_of_the_same_message_is_one_line_and_a_count():
+    lost = say("case.lost")
+    cases = [CaseResult(name="test_first", outcome=Outcome.failed, message="wrong value")]
+    cases += [CaseResult(name=f"test_{i}", outcome=Outcome.error, message=lost) for i in range(4)]
+    lines = [line.plain for line in case_lines(report(Verdict.runtime_error, cases).public("en"))]
+    assert lines == ["  ✗ test_first  wrong value", f"  E test_0  {lost.en}", "  … and 3 more with the same message"]
