@@ -22,9 +22,13 @@ docs/threat-model.md.
 
 from __future__ import annotations
 
+import inspect  # noqa: F401 - loaded before arming, so that the guard's snapshot of what consumers call holds them
+import linecache  # noqa: F401
+import logging  # noqa: F401
 import os
 import sys
 import sysconfig
+import traceback  # noqa: F401
 
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 CONSUMERS = frozenset({
@@ -66,8 +70,8 @@ def is_trusted_name(filename, roots: tuple[str, ...], _type=type, _str=str) -> b
 
 def make_classifier(roots: tuple[str, ...], learner_names=(), _type=type, _str=str, _dict=dict,
                     _module=type(sys), _modules=sys.modules, _module_dict=type(sys).__dict__["__dict__"].__get__):
-    """classify(frame) -> LEARNER | TRUSTED | CONSUMER. Names are bound now, before the import, and nothing
-    it calls is the learner's (exact types are checked before any comparison)."""
+    """classify(frame) -> (LEARNER | TRUSTED | CONSUMER, module name). Names are bound now, before the import,
+    and nothing it calls is the learner's (exact types are checked before any comparison)."""
     consumers, passers = frozenset(CONSUMERS), frozenset(PASSERS)
     learner_names = frozenset(learner_names)
     torch_module = sys.modules.get("torch")
@@ -77,35 +81,52 @@ def make_classifier(roots: tuple[str, ...], learner_names=(), _type=type, _str=s
         code = frame.f_code
         filename = code.co_filename
         if _type(filename) is not _str or not filename.startswith(roots) or filename in learner_names:
-            return LEARNER
+            return LEARNER, None
         globals_ = frame.f_globals
         name = globals_.get("__name__") if _type(globals_) is _dict else None
         if _type(name) is not _str:
-            return TRUSTED
+            return TRUSTED, None
         key = (name, code.co_qualname)
         if key not in consumers and (key in passers or not filename.startswith(torch_dir)):
-            return TRUSTED
+            return TRUSTED, name
         module = _modules.get(name)
         if _type(module) is not _module or _module_dict(module) is not globals_:
-            return LEARNER  # a consumer's code run with globals that are not its module's
+            return LEARNER, name  # a consumer's code run with globals that are not its module's
         file = globals_.get("__file__")
-        return CONSUMER if _type(file) is _str and file == filename else LEARNER
+        return (CONSUMER if _type(file) is _str and file == filename else LEARNER), name
 
     return classify
 
 
 def make_policy(classify, consumers_intact, _depth=256):
-    """allowed(requester) -> bool for a frame-handing event raised in `requester`'s code."""
+    """allowed(requester) -> bool for a frame-handing event raised in `requester`'s code.
+
+    consumers_intact(module name) says whether the consumer's module and what consumers call are unchanged
+    (a consumer hands frames to the names it looks up: `logging.traceback = X` would give X the frame)."""
 
     def allowed(frame) -> bool:
         depth = 0
         while frame is not None and depth < _depth:
-            kind = classify(frame)
+            kind, name = classify(frame)
             if kind == CONSUMER:
-                return consumers_intact()
+                return consumers_intact(name)
             if kind == LEARNER:
                 return False
             frame, depth = frame.f_back, depth + 1
         return frame is None
 
     return allowed
+
+
+def make_stack_check(classify, _depth=1024):
+    """no_learner(frame) -> bool: no learner code anywhere from `frame` to the bottom of the stack."""
+
+    def no_learner(frame) -> bool:
+        depth = 0
+        while frame is not None and depth < _depth:
+            if classify(frame)[0] == LEARNER:
+                return False
+            frame, depth = frame.f_back, depth + 1
+        return frame is None
+
+    return no_learner

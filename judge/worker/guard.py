@@ -42,7 +42,7 @@ except ImportError:  # Windows: no rlimits, and no fence to work around
     resource = None
 
 from judge.channel import HEADER
-from judge.worker import frames, integrity
+from judge.worker import frames, integrity, torchgate
 from sandbox import seccomp_filter
 
 SEND = "judge.worker.send"
@@ -88,13 +88,20 @@ def arm(fd: int, max_frame: int, extra_modules=(), learner_names=(), trusted_fil
     ('active' or why not); the audit hook is always installed."""
     serve_frame = sys._getframe(1)
     fd = _relocate(fd)
+    reals = torchgate.install()  # before the snapshots: the stand-ins are what they must find in place
     snapshot = integrity.take(extra_modules)
     trusted_globals = frozenset(id(entry[1]) for entry in snapshot)
     roots = frames.trusted_roots(trusted_files)
     classify = frames.make_classifier(roots, learner_names)
     consumed = integrity.take(only=frames.CONSUMER_MODULES)
-    allowed = frames.make_policy(classify, lambda _first=integrity.first_change: _first(consumed) is None)
-    hook = _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, classify, roots)
+    modules = {entry[0]: (entry,) for entry in snapshot}  # a module's own bindings, by name (classes are "m.C")
+
+    def consumers_intact(name, _first=integrity.first_change, _get=modules.get, _none=()) -> bool:
+        return _first(consumed) is None and _first(_get(name, _none)) is None
+
+    allowed = frames.make_policy(classify, consumers_intact)
+    gates = (reals, frames.make_stack_check(classify))
+    hook = _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, classify, roots, gates)
     sys.addaudithook(hook)
     _set_cloexec(fd)
     return seccomp_filter.fence(fd)
@@ -121,7 +128,7 @@ def _set_cloexec(fd: int) -> None:
     os.set_inheritable(fd, False)  # a program the learner executes must not inherit the channel; fenced from now on
 
 
-def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, classify, roots,
+def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, classify, roots, gates,
                # Bound now: the learner may rebind the module-level and builtin names later.
                _type=type, _str=str, _len=len, _id=id, _getframe=sys._getframe, _ident=_thread.get_ident,
                _new_socket=_socket.socket, _gc_disable=gc.disable, _gc_enable=gc.enable, _gc_on=gc.isenabled,
@@ -131,8 +138,11 @@ def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, c
                _device_context=torch.utils._device.DeviceContext, _range=range, _sum=sum,
                _header=HEADER, _refused=REFUSED, _fields=FUNCTION_FIELDS, _send=SEND, _recv=RECV,
                _frame_event=FRAME_EVENT, _frame_attributes=frames.FRAME_ATTRIBUTES, _made_code=MADE_CODE,
-               _learner=frames.LEARNER, _loaded_code=LOADED_CODE, _trusted_name=frames.is_trusted_name):
+               _learner=frames.LEARNER, _loaded_code=LOADED_CODE, _trusted_name=frames.is_trusted_name,
+               _torch_event=torchgate.EVENT, _setters=torchgate.SETTERS, _list=list, _tuple=tuple):
     main = _ident()
+    gated, no_learner = gates
+    _refused = dict(_refused)  # a copy only the hook holds: the module's read-only mapping can be unwrapped
     busy = {}  # threads inside the hook's own frame lookups: the audit events those raise are the hook's own
 
     def requester():
@@ -210,8 +220,18 @@ def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, c
                 raise _refuse("reading frames (the judge's own code runs in them)")
         elif event in _made_code or event in _loaded_code:  # learner code may not pass for the judge's
             name = args[1] if event in _made_code else None
-            if judged(classify, requester()) == _learner and (name is None or _trusted_name(name, roots)):
+            if judged(classify, requester())[0] == _learner and (name is None or _trusted_name(name, roots)):
                 raise _refuse("making code under the name of a file the judge trusts")
+        elif event == _torch_event:
+            name, call_args, box = args
+            real = gated.get(name) if _type(name) is _str and _type(call_args) is _tuple and _type(box) is _list \
+                else None
+            if real is None:
+                raise _refuse("hooking torch's frame evaluation")
+            turns_off = name in _setters and _len(call_args) == 1 and (call_args[0] is None or call_args[0] is False)
+            if not turns_off and not judged(no_learner, requester()):
+                raise _refuse("hooking torch's frame evaluation (torch.compile from learner code)")
+            box.append(real(*call_args))
         elif event == _send or event == _recv:
             was_on = _gc_on()
             _gc_disable()  # no finalizer may run while a socket object exists

@@ -1,0 +1,63 @@
+"""Torch's doors to frames that raise no audit event (dynamo's eval-frame callbacks), handed to the worker's guard.
+
+`torch._C._dynamo.eval_frame.set_eval_frame(callback)` makes CPython call `callback` with every new Python
+frame (its globals, locals and f_back): a learner's callback could swap a probe's helpers in the probe's own
+globals while it runs and put them back before the reply. The other functions here install similar hooks or
+read frames' value stacks. `install` replaces every module-level reference to them (torch's C module and the
+modules that imported them) with a stand-in that raises the EVENT audit event; the guard's hook
+holds the originals, calls them when no learner code is on the stack (torch.compile inside a probe) or when
+the call only turns a hook off, and refuses otherwise.
+"""
+
+from __future__ import annotations
+
+import sys
+import types
+
+EVENT = "judge.worker.torch"
+GATED = ("set_eval_frame", "set_guard_error_hook", "set_guard_complete_hook", "set_bytecode_debugger_callback",
+         "set_code_exec_strategy", "set_skip_guard_eval_unsafe", "register_breakpoint_code",
+         "_load_precompile_entry", "_reset_precompile_entries", "_get_frame_value_stack_with_depth",
+         "_debug_get_cache_entry_list", "_get_cache_entries_for_region")
+SETTERS = frozenset({"set_eval_frame", "set_guard_error_hook", "set_guard_complete_hook",
+                     "set_bytecode_debugger_callback"})  # harmless with None or False: they turn a hook off
+
+
+def _stand_in(name: str):
+    def gated(*args, _audit=sys.audit, _event=EVENT, _name=name, _list=list):
+        box = _list()
+        _audit(_event, _name, args, box)
+        return box[0] if box else None
+
+    gated.__name__ = gated.__qualname__ = name
+    return gated
+
+
+def install() -> dict:
+    """Put stand-ins in place of the gated functions everywhere a module or class names them; the originals."""
+    module = sys.modules.get("torch._C._dynamo.eval_frame")
+    if module is None:
+        return {}
+    reals = {name: getattr(module, name) for name in GATED if hasattr(module, name)}
+    by_id = {id(fn): _stand_in(name) for name, fn in reals.items()}
+    wanted = by_id.keys()
+    for namespace in _namespaces():
+        if wanted.isdisjoint(map(id, namespace.values())):  # C-level scan: most modules name none of them
+            continue
+        for key, value in list(namespace.items()):
+            stand_in = by_id.get(id(value))
+            if stand_in is not None and type(key) is str:
+                namespace[key] = stand_in
+    return reals
+
+
+# The modules that import the gated functions by name (torch 2.13: torch._dynamo.*, torch.compiler); everything
+# else reaches them as attributes of torch's C module, which is patched too.
+IMPORTERS = ("torch._dynamo", "torch.compiler", "torch._C._dynamo")
+
+
+def _namespaces(_module_dict=types.ModuleType.__dict__["__dict__"].__get__):
+    """The dicts of the modules that may name the gated functions."""
+    for name, mod in list(sys.modules.items()):
+        if name.startswith(IMPORTERS) and isinstance(mod, types.ModuleType):
+            yield _module_dict(mod)
