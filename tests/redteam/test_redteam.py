@@ -226,12 +226,18 @@ class Listener:
 # ---------------------------------------------------------------- judging one attack
 
 def skip_for_layers(attack: Attack, host: Host) -> None:
+    """Skip an attack a missing layer makes unsafe or pointless here; where layers are required (CI, root on
+    Linux: hc.layers_required) a missing layer fails it instead."""
     unsafe = host.layers.missing(list(attack.safety), both=True)  # run.layers and `judge doctor` must agree
+    missing = host.layers.missing(list(attack.needs))
+    if (unsafe or missing) and hc.layers_required():
+        pytest.fail(f"layer(s) {', '.join(unsafe + missing)} off on a host that must offer them (CI or root on "
+                    f"Linux; PRACTICE_REQUIRE_LAYERS=0 on a weaker host): run.layers {host.layers.reported}, "
+                    f"doctor {host.layers.doctor}")
     if unsafe:
         pytest.skip(f"unsafe here: needs {', '.join(unsafe)} (run.layers: "
                     f"{ {k: host.layers.reported.get(k) for k in ('memory', 'pids', 'pid', 'uid')} }; "
                     f"doctor: { {k: host.layers.doctor.get(k) for k in ('memory', 'pids', 'pid', 'uid')} })")
-    missing = host.layers.missing(list(attack.needs))
     if missing and not STRICT:
         pytest.skip(f"layer(s) {', '.join(missing)} inactive on this host (PRACTICE_REDTEAM_STRICT=1 runs it anyway)")
 
@@ -385,3 +391,33 @@ def test_corpus_headers_are_well_formed():
         for requirement in attack.needs + attack.safety:
             for token in requirement.split("|"):
                 assert token.strip() in hc.TOKENS, f"{attack.name}: unknown layer {token!r}"
+
+
+@pytest.mark.slow
+def test_worker_gets_every_layer_the_host_offers(host):
+    """run.layers (what a real job got) against `judge doctor` (the host's offer, found by another process)."""
+    if not host.layers.doctor:
+        if hc.layers_required():
+            pytest.fail("`judge doctor --json` gave no layers: nothing to hold the worker's layers against")
+        pytest.skip("`judge doctor --json` is unavailable here")
+    off = {name: state for name, state in host.layers.doctor.items()
+           if hc._active(state) and not hc._active(host.layers.reported.get(name, "missing"))}
+    assert not off, f"layers the host offers but the worker did not get: {off} (run.layers {host.layers.reported})"
+    if hc.layers_required():
+        inactive = {name: state for name, state in host.layers.reported.items() if not hc._active(state)}
+        assert not inactive, f"layers off on a host that must offer them (CI or root on Linux): {inactive}"
+
+
+@pytest.mark.slow
+def test_valid_solution_with_tracebacks_and_logging_is_accepted(judge):
+    """The guard refuses frames to learner code, not the helpers that turn frames into text: exercise 100's
+    reference with traceback.print_exc(), format_stack(), print_stack(), extract_stack() and logging (caller
+    lookup, stack_info, exception) in its kernels, backward and import is accepted, and its logs are shown."""
+    source = (HERE / "valid" / "tracebacks_and_logging.py").read_text(encoding="utf-8")
+    report = judge.grade(PROBLEM_ID, source, mode="run")
+    assert report.verdict == Verdict.accepted, f"{report.verdict.value}: {report.message}\n{report.run.output_tail[-3000:]}"
+    tail = report.run.output_tail
+    assert "ValueError: debugging kv_write" in tail, tail[-2000:]  # print_exc in a kernel printed its traceback
+    assert f"{judge.problem(PROBLEM_ID).meta.solution_file}:" in tail, tail[-2000:]  # the learner's file named
+    assert "_debug expected: backward" in tail, tail[-2000:]  # logging found its caller (funcName) in a backward
+    assert "Stack (most recent call last)" in tail, tail[-2000:]  # stack_info=True

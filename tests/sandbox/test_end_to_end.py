@@ -11,6 +11,7 @@ from judge import Judge
 from judge.settings import Settings
 from sandbox import JobSpec, ZygoteClient
 from sandbox.paths import REPO_ROOT
+from tests.redteam.hostcheck import doctor_layers, layers_required
 from tests.sandbox.support import result
 
 pytestmark = pytest.mark.slow
@@ -66,7 +67,26 @@ def test_torch_compile_works_inside_the_sandbox(torch_zygote, tmp_path):
     assert seen["user"] == "sandbox"
     assert seen["aot_eager"] == "ok"
     assert seen["inductor"] == "ok"
-    assert all(state == "active" for state in facts.layers.values()) or pytest.skip(f"layers off: {facts.layers}")
+    off = {name: state for name, state in facts.layers.items() if state != "active"}
+    if off and layers_required():
+        pytest.fail(f"layers off on a host that must offer them (CI or root on Linux): {off}")
+    if off:
+        pytest.skip(f"layers off on this host: {off} (PRACTICE_REQUIRE_LAYERS=1 makes this a failure)")
+
+
+@pytest.fixture(scope="module")
+def offered(plan) -> dict[str, str]:
+    """The host's layers as `judge doctor --json` reports them from another process (not this process's own
+    plan, which shares whatever this process got wrong); the plan only where the command is unavailable."""
+    found = doctor_layers()
+    if not found and layers_required():
+        pytest.fail("`judge doctor --json` gave no layers on a host that must offer them")
+    return found or plan
+
+
+def _same_layers(got: dict[str, str], offered: dict[str, str]) -> None:
+    differ = {name: (got.get(name), state) for name, state in offered.items() if got.get(name) != state}
+    assert not differ, f"(the job got, the host offers): {differ}"
 
 
 def _tiny_problem(root: Path) -> Path:
@@ -77,19 +97,19 @@ def _tiny_problem(root: Path) -> Path:
     return folder
 
 
-def test_reference_accepted_with_every_layer(tmp_path, plan):
+def test_reference_accepted_with_every_layer(tmp_path, offered):
     folder = _tiny_problem(tmp_path)
     with Judge(Settings(problems_dir=tmp_path)) as judge:
         report = judge.grade("901", (folder / "solutions" / "reference.py").read_text())
     assert report.verdict.value == "accepted", (report.message, report.detail, report.run.output_tail)
-    assert report.run.layers == plan
+    _same_layers(report.run.layers, offered)
 
 
-def test_exercise_100_reference_accepted(plan):
+def test_exercise_100_reference_accepted(offered):
     reference = Path(REPO_ROOT) / "problems" / "100-custom-op" / "solutions" / "reference.py"
     if not reference.exists():
         pytest.skip("exercise 100 is not there yet")
     with Judge() as judge:
         report = judge.grade("100", reference.read_text())
     assert report.verdict.value == "accepted", (report.message, report.detail, report.run.output_tail)
-    assert report.run.layers == plan
+    _same_layers(report.run.layers, offered)
