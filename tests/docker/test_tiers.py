@@ -47,3 +47,17 @@ def test_plan_names_runners_and_reasons():
     both = select.plan(meta, Settings(sandbox="docker", gpu_runner="docker"))
     assert [(p.runner, p.run_tiers) for p in both.passes] == [("docker", ("cpu",)), ("gpu-docker", ("gpu",))]
     assert both.skipped == ()
+
+
+def test_gpu_runner_judges_the_gpu_tier_in_a_second_pass():
+    """gpu_runner="local" here stands for a GPU host: the fixture's GPU cases need no CUDA."""
+    events = []
+    with Judge(Settings(problems_dir=PROBLEMS, gpu_runner="local")) as judge:
+        report = judge.grade("950", GOOD, on_event=events.append)
+        wrong = judge.grade("950", BAD)
+    assert report.verdict == Verdict.accepted, report.detail
+    assert report.tiers == {"cpu": "ran", "gpu": "ran"} and report.passed == report.total == 5
+    assert [c.name for c in report.cases][-2:] == ["test_add_gpu", "test_add_gpu_hidden"]
+    finished = [e for e in events if e.type == "case_finished"]
+    assert [e.index for e in finished] == [1, 2, 3, 4, 5] and finished[-1].total == 5
+    assert wrong.verdict == Verdict.wrong_answer and wrong.passed == 1 and wrong.score == 0.2
