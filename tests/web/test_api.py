@@ -22,6 +22,7 @@ def test_problem_detail_has_statement_starter_limits_public_tests_and_probes(cli
     for lang in ("zh", "en"):
         assert detail["statement"][lang]["markdown"].startswith("#")
         assert '<pre class="highlight">' in detail["statement"][lang]["html"]  # code highlighted by Pygments
+        assert "style=" not in detail["statement"][lang]["html"]  # the CSP forbids inline styles
     assert "custom_op" in detail["starter"]
     assert detail["limits"]["source_kib"] > 0
     assert "def test_" in detail["public_tests"] and "def " in detail["probes"]

@@ -1,0 +1,148 @@
+"""The page in Debian's Chromium (Playwright): edit, run, submit, read feedback in both languages, reload.
+
+Screenshots go to tests/web/artifacts/ (git-ignored; CI keeps them as artifacts)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.web.conftest import ARTIFACTS
+from tests.web.helpers import REFERENCE, SYNTAX_ERROR, WRONG
+
+pytestmark = pytest.mark.slow
+DRAFT = "practice-draft:100"
+RUN: dict[str, int] = {}
+STEP = []
+
+
+@pytest.fixture(autouse=True)
+def _step(request):
+    STEP.append(request.node.name)
+TIMEOUT = 120_000  # ms: a cold judge starts its warm parents first
+
+
+@pytest.fixture(scope="module")
+def page(server, browser_context):
+    page = browser_context.new_page()
+    page.set_default_timeout(TIMEOUT)
+    problems = []
+    page.on("console", lambda m: problems.append(f"{m.text} @ {m.location} {STEP}") if m.type == "error" else None)
+    page.goto(f"{server.url}/problems/100")
+    page.wait_for_selector(".cm-content")
+    yield page
+    page.close()
+    assert not [p for p in problems if "Content Security Policy" in p and "eval" not in p], problems  # CodeMirror works under the CSP
+
+
+def replace_code(page, code: str) -> None:
+    page.click(".cm-content")
+    page.keyboard.press("Control+a")
+    page.keyboard.press("Delete")  # typing over a selection lets Chromium's own editing add styled markup
+    page.keyboard.insert_text(code)
+
+
+def verdict_after(page, click: str | None = None, key: str | None = None) -> str:
+    """Start a judgement and wait for its verdict (the buttons come back when `done` arrived)."""
+    page.wait_for_selector("#run:enabled")
+    if click:
+        page.click(click)
+    else:
+        page.keyboard.press(key)
+    page.wait_for_selector("#run:disabled", timeout=5000)
+    page.wait_for_selector("#run:enabled")
+    return page.inner_text("#verdict")
+
+
+def shot(page, name: str) -> None:
+    page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
+
+
+def test_type_then_run_with_ctrl_enter_passes_the_public_cases(page):
+    replace_code(page, REFERENCE)
+    page.keyboard.press("Control+End")
+    page.keyboard.type("\n# 我的解答\n")
+    assert verdict_after(page, key="Control+Enter") == "通过"
+    public = page.locator("#cases .case").count()
+    assert public > 0 and page.locator("#cases .case.passed").count() == public
+    assert f"{public}/{public}" in page.inner_text("#summary")
+    RUN["public"] = public
+    assert "# 我的解答" in page.evaluate(f"localStorage.getItem('{DRAFT}')")
+    shot(page, "run-accepted")
+
+
+def test_submit_the_reference_is_accepted_with_hidden_cases(page):
+    assert verdict_after(page, click="#submit") == "通过"
+    total = page.locator("#cases .case.passed").count()
+    assert total > RUN["public"] and f"{total}/{total}" in page.inner_text("#summary")  # public and hidden
+    assert "隐藏测试" in page.inner_text("#cases")
+    shot(page, "submit-accepted")
+
+
+def test_wrong_solution_shows_the_failing_case_with_its_message(page):
+    replace_code(page, WRONG)
+    assert verdict_after(page, click="#run") == "答案错误"
+    failing = page.locator("#cases .case.failed").first
+    assert failing.locator(".case-name").inner_text()
+    assert failing.locator(".case-message").inner_text().strip()
+    shot(page, "wrong-answer-zh")
+
+
+def test_switch_to_english_changes_the_feedback_without_judging_again(page):
+    message_zh = page.locator("#cases .case.failed .case-message").first.inner_text()
+    history_rows = page.locator("#history-rows tr").count()
+    page.click("#lang-en")
+    expect(page.locator("#verdict")).to_have_text("Wrong answer")
+    message_en = page.locator("#cases .case.failed .case-message").first.inner_text()
+    assert message_en.strip() and message_en != message_zh
+    assert page.inner_text("#run") == "Run"
+    assert "Custom operators" in page.inner_text("#statement")
+    assert page.locator("#history-rows tr").count() == history_rows  # nothing was judged again
+    shot(page, "wrong-answer-en")
+
+
+def test_import_error_is_marked_at_its_line_in_the_editor(page):
+    replace_code(page, SYNTAX_ERROR)
+    assert verdict_after(page, click="#run").startswith("Compile error")
+    page.wait_for_selector(".cm-lintRange-error")
+    assert page.locator(".cm-lint-marker-error").count() == 1
+    shot(page, "import-error")
+
+
+def test_reload_keeps_the_draft_and_shows_the_history(page):
+    page.reload()
+    page.wait_for_selector(".cm-content")
+    assert page.evaluate(f"localStorage.getItem('{DRAFT}')") == SYNTAX_ERROR
+    assert "A syntax error" in page.inner_text(".cm-content")
+    page.click(".tab[data-tab=history]")
+    rows = page.locator("#history-rows tr")
+    rows.first.wait_for()
+    assert rows.count() >= 4
+    rows.last.click()  # the first judgement: the typed reference, run
+    page.wait_for_selector("#history-dialog[open]")
+    assert "# 我的解答" in page.inner_text("#dialog-code")
+    assert page.inner_text("#verdict") == "Accepted"
+    shot(page, "history")
+    page.click("#dialog-close")
+
+
+def test_reset_to_starter_asks_first(page, server):
+    starter = page.request.get(f"{server.url}/api/problems/100").json()["starter"]
+    page.once("dialog", lambda dialog: dialog.dismiss())
+    page.click("#reset")
+    assert page.evaluate(f"localStorage.getItem('{DRAFT}')") == SYNTAX_ERROR
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.click("#reset")
+    assert starter.splitlines()[0] in page.inner_text(".cm-content")
+    assert page.evaluate(f"localStorage.getItem('{DRAFT}')") is None
+
+
+def test_problem_list_shows_the_learners_state(page, server):
+    page.goto(server.url + "/")
+    row = page.locator("#problem-rows tr", has_text="100")
+    row.first.wait_for()
+    assert row.first.locator(".state").inner_text() == "solved"
+    shot(page, "home")
+    row.first.locator("a").click()
+    page.wait_for_url("**/problems/100")
+    page.wait_for_selector(".cm-content")
