@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import shutil
+import re
 import sys
 from pathlib import Path
 
@@ -16,6 +16,7 @@ from judge.render import LiveMarks, print_report
 
 EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
 RECONNECTS = 5
+SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}\.py$")  # the file names the server accepts for its messages
 
 
 class ServerError(Exception):
@@ -43,9 +44,9 @@ def sse_events(response: httpx.Response):
                 data.append(value)
 
 
-def submit(client: httpx.Client, problem_id: str, code: str, mode: str) -> str:
+def submit(client: httpx.Client, body: dict) -> str:
     try:
-        response = client.post("/api/submissions", json={"problem_id": problem_id, "code": code, "mode": mode})
+        response = client.post("/api/submissions", json=body)
     except httpx.HTTPError as exc:
         raise ServerError(f"cannot reach the judge server {client.base_url}: {exc}") from None
     if response.status_code != 202:
@@ -86,30 +87,24 @@ def follow(client: httpx.Client, submission_id: str, lang: str, on_event) -> Pub
 
 def run_remote(problem_id: str, path: str | None, as_json: bool, public: bool, server: str, settings) -> int:
     """judge.terminal.run_problem's output and exit status, judged by the server at `server`."""
-    from judge.catalog import say  # noqa: PLC0415
     from judge.problems import ProblemSet  # noqa: PLC0415
     from judge.progress import LearnerFiles  # noqa: PLC0415
     from judge.source import check_source  # noqa: PLC0415
-    from judge.terminal import consoles, read_submission  # noqa: PLC0415 - terminal imports this module lazily
+    from judge.terminal import announce, consoles, learner_target, read_submission  # noqa: PLC0415
 
     lang, (out, err) = settings.lang, consoles()
     files = LearnerFiles(settings.solutions_dir, lang)
     problem = ProblemSet(settings.problems_dir).get(problem_id)
-    target = Path(path) if path else files.path(problem)
-    if path is None and not target.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(problem.starter_path, target)
-        err.print(say("cli.starter_created", path=target, id=problem.id).get(lang))
+    target = learner_target(problem, path, files, err, lang)
     source = read_submission(target, settings.max_source_bytes)
     # The checks a local judgement makes before judging, with the same messages (a usage error, exit 2).
     code = check_source(source, min(problem.meta.limits.source_kib << 10, settings.max_source_bytes))
     if not as_json:
-        title = problem.meta.title.en if lang == "en" else problem.meta.title.zh
-        err.print(say("cli.judging_public" if public else "cli.judging", id=problem.id, title=title,
-                      path=target).get(lang))
+        announce(err, problem, target, public, lang)
     try:
         with httpx.Client(base_url=server.rstrip("/"), timeout=30, follow_redirects=True) as client:
-            submission_id = submit(client, problem.id, code, "run" if public else "submit")
+            submission_id = submit(client, {"problem_id": problem.id, "code": code, "mode": "run" if public else "submit",
+                                            "file_name": target.name if SAFE_NAME.match(target.name) else None})
             report = follow(client, submission_id, lang, (lambda e: None) if as_json else LiveMarks(out, lang))
     except ServerError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -51,7 +51,8 @@ def get_problem(problem_id: str, request: Request):
 
 @router.post("/submissions", status_code=202, response_model=Accepted, responses=ERRORS)
 def create_submission(body: SubmissionIn, request: Request):
-    sub = service(request).submit(request.scope["state"]["learner"], body.problem_id, body.code, body.mode)
+    sub = service(request).submit(request.scope["state"]["learner"], body.problem_id, body.code, body.mode,
+                                  body.file_name)
     return JSONResponse(Accepted(id=sub.id, status=sub.status).model_dump(), status_code=202,
                         headers={"Location": f"/api/submissions/{sub.id}"})
 

@@ -43,7 +43,7 @@ def judge_submission(store: Store, grade, submission_id: str, notify: Notify) ->
             notify(submission_id)
 
     try:
-        report = grade(submission.problem_id, submission.code, submission.mode, on_event)
+        report = grade(submission, on_event)
     except JudgeError as exc:  # the problem vanished or changed its limits since the 202
         report = internal_error(submission.problem_id, submission.mode, exc.message, what="problem")
     except Exception as exc:  # noqa: BLE001 - never leave a submission "running"

@@ -39,6 +39,9 @@ class SubmissionIn(BaseModel):
     problem_id: str = Field(max_length=16)
     code: str
     mode: Literal["run", "submit"]
+    file_name: str | None = Field(None, pattern=r"^[A-Za-z0-9_.-]{1,100}\.py$",
+                                  description="What messages call the file (default: the exercise's, e.g. 100.py); "
+                                              "the command line's --server sends the local file's name.")
 
 
 class Accepted(BaseModel):

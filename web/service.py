@@ -40,13 +40,14 @@ class WebService:
     def _task(self, submission_id: str) -> None:
         judge_submission(self.store, self._grade, submission_id, self.broadcast.publish)
 
-    def _grade(self, problem_id, code, mode, on_event):
-        return self.judge.grade(problem_id, code, mode, on_event=on_event)
+    def _grade(self, submission: Submission, on_event):
+        return self.judge.grade(submission.problem_id, submission.code, submission.mode, on_event=on_event,
+                                display_name=submission.file_name)
 
     def source_limit(self, problem) -> int:
         return min(problem.meta.limits.source_kib << 10, self.judge.settings.max_source_bytes)
 
-    def submit(self, learner: str, problem_id: str, code: str, mode: str) -> Submission:
+    def submit(self, learner: str, problem_id: str, code: str, mode: str, file_name: str | None = None) -> Submission:
         """Validate, store (before answering), queue. Raises JudgeError subclasses with their HTTP status."""
         problem = self.judge.problem(problem_id)
         limit = self.source_limit(problem)
@@ -62,7 +63,7 @@ class WebService:
                 raise LearnerBusy(f"you already have {self.settings.learner_queue_limit} submissions waiting; "
                                   "wait for their verdicts first")
             submission = Submission(id=secrets.token_urlsafe(18), learner=learner, problem_id=problem.id, mode=mode,
-                                    code=code, status="queued", created_at=now())
+                                    code=code, status="queued", created_at=now(), file_name=file_name)
             self.store.create(submission, {"position": waiting + 1})  # stored before anyone may judge it
             self.dispatcher.submit(submission.id)
         return submission

@@ -40,6 +40,7 @@ class Submission:
     created_at: datetime
     finished_at: datetime | None = None
     report: str | None = None  # full Report JSON, bilingual
+    file_name: str | None = None
 
 
 @dataclass(frozen=True)
@@ -67,7 +68,7 @@ class Store(Protocol):
 def _row(row: SubmissionRow) -> Submission:
     return Submission(id=row.id, learner=row.learner, problem_id=row.problem_id, mode=row.mode, code=row.code,
                       status=row.status, created_at=aware(row.created_at), finished_at=aware(row.finished_at),
-                      report=row.report)
+                      report=row.report, file_name=row.file_name)
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
@@ -101,7 +102,8 @@ class SqlStore:
     def create(self, submission: Submission, queued_payload: dict) -> None:
         with self.session.begin() as s:
             s.add(SubmissionRow(id=submission.id, learner=submission.learner, problem_id=submission.problem_id,
-                                mode=submission.mode, code=submission.code, status="queued",
+                                mode=submission.mode, code=submission.code, file_name=submission.file_name,
+                                status="queued",
                                 created_at=submission.created_at, attempts=0))
             s.flush()
             s.add(EventRow(submission_id=submission.id, kind="queued", payload=json.dumps(queued_payload)))

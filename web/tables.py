@@ -20,6 +20,7 @@ class SubmissionRow(Base):
     problem_id: Mapped[str] = mapped_column(String(16))
     mode: Mapped[str] = mapped_column(String(8))
     code: Mapped[str] = mapped_column(Text)
+    file_name: Mapped[str | None] = mapped_column(String(100), nullable=True)  # what messages call the file
     status: Mapped[str] = mapped_column(String(8), index=True)  # queued | running | done
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), nullable=True)

@@ -235,7 +235,8 @@ function renderSubmission(sub, markEditor = false) {
   resetResults();
   const kind = r.verdict === "accepted" ? "accepted" : "rejected";
   showVerdict(kind, T[state.lang].verdicts[r.verdict],
-    `${t(r.mode === "run" ? "modeRun" : "modeSubmit")} · ${t("passedOf", { p: r.passed, t: r.total })} · ${t("seconds", { s: r.duration_s.toFixed(1) })}`);
+    [t(r.mode === "run" ? "modeRun" : "modeSubmit"), r.total ? t("passedOf", { p: r.passed, t: r.total }) : null,
+      t("seconds", { s: r.duration_s.toFixed(1) })].filter(Boolean).join(" · "));
   if (r.message && r.verdict !== "accepted") { $("report-message").textContent = r.message; $("report-message").hidden = false; }
   const failing = r.cases.filter((c) => c.outcome !== "passed");
   const passing = r.cases.filter((c) => c.outcome === "passed");
@@ -245,6 +246,8 @@ function renderSubmission(sub, markEditor = false) {
 }
 
 // ---- history -------------------------------------------------------------------------------------------
+const when = (iso) => new Date(iso).toLocaleString(state.lang === "zh" ? "zh-CN" : "en-GB");
+
 async function loadHistory() {
   if (!state.problem) return;
   const entries = await api(`/api/submissions?problem_id=${encodeURIComponent(state.problem.id)}&limit=50`);
@@ -252,7 +255,7 @@ async function loadHistory() {
   $("history-rows").replaceChildren(...entries.map((h) => {
     const verdict = h.verdict ? T[state.lang].verdicts[h.verdict] : t(h.status === "running" ? "running" : "queued");
     const row = el("tr", { class: "history-entry", tabindex: "0", "data-id": h.id },
-      el("td", { text: new Date(h.created_at).toLocaleString(state.lang === "zh" ? "zh-CN" : "en-GB") }),
+      el("td", { text: when(h.created_at) }),
       el("td", { text: t(h.mode === "run" ? "modeRun" : "modeSubmit") }),
       el("td", {}, el("span", { class: `pill ${h.verdict === "accepted" ? "accepted" : h.verdict ? "rejected" : "pending"}`, text: verdict })),
       el("td", { class: "num", text: h.total != null ? `${h.passed}/${h.total}` : "" }));
@@ -264,7 +267,7 @@ async function loadHistory() {
 async function openHistory(id) {
   const sub = await api(`/api/submissions/${id}`);
   state.current = id;
-  $("dialog-title").textContent = `${new Date(sub.created_at).toLocaleString()} · ${t(sub.mode === "run" ? "modeRun" : "modeSubmit")}`;
+  $("dialog-title").textContent = `${when(sub.created_at)} · ${t(sub.mode === "run" ? "modeRun" : "modeSubmit")}`;
   $("dialog-code").textContent = sub.code;
   renderSubmission(sub);
   $("history-dialog").showModal();

@@ -22,6 +22,7 @@ def upgrade() -> None:
         sa.Column("problem_id", sa.String(16), nullable=False),
         sa.Column("mode", sa.String(8), nullable=False),
         sa.Column("code", sa.Text(), nullable=False),
+        sa.Column("file_name", sa.String(100), nullable=True),
         sa.Column("status", sa.String(8), nullable=False),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("started_at", sa.DateTime(timezone=True), nullable=True),
