@@ -86,7 +86,10 @@ def test_cuda_values_and_out_variant(probe, on_cuda, make_input, check_out, guar
                       "silu_and_mul_out on CUDA")
 
 
-TIERS = [pytest.param("cpu", id="cpu"), pytest.param("cuda", id="cuda", marks=pytest.mark.gpu)]
+def tiers(zh, en):
+    """The CPU and the GPU (CUDA) case of one check, each with its own hint."""
+    return [pytest.param("cpu", id="cpu", marks=pytest.mark.hint(zh, en)),
+            pytest.param("cuda", id="cuda", marks=[pytest.mark.gpu, pytest.mark.hint(f"CUDA：{zh}", f"CUDA: {en}")])]
 
 
 def _on(tier, request):
@@ -94,9 +97,8 @@ def _on(tier, request):
         request.getfixturevalue("on_cuda")
 
 
-@pytest.mark.hint("torch.compile 中分配 out 并调用 out 变体（bfloat16）",
-                  "torch.compile of a block that allocates out and calls the out variant (bfloat16)")
-@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("tier", tiers("torch.compile 中分配 out 并调用 out 变体（bfloat16）",
+                                         "torch.compile of a block that allocates out and calls the out variant (bfloat16)"))
 def test_compile_out_variant(probe, make_input, check_out, request, tier):
     _on(tier, request)
     xs = [make_input(501 + i, shape, BF16) for i, shape in enumerate([(4, 2048), (16, 512)])]
@@ -107,8 +109,7 @@ def test_compile_out_variant(probe, make_input, check_out, request, tier):
                   x, "torch.compile 下", "under torch.compile")
 
 
-@pytest.mark.hint("两个算子的 opcheck（bfloat16）", "opcheck of both operators (bfloat16)")
-@pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.parametrize("tier", tiers("两个算子的 opcheck（bfloat16）", "opcheck of both operators (bfloat16)"))
 def test_opcheck_bfloat16(probe, make_input, request, tier):
     _on(tier, request)
     x = make_input(601, (2, 4, 1024), BF16)
