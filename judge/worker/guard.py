@@ -139,9 +139,11 @@ def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, c
                _header=HEADER, _refused=REFUSED, _fields=FUNCTION_FIELDS, _send=SEND, _recv=RECV,
                _frame_event=FRAME_EVENT, _frame_attributes=frames.FRAME_ATTRIBUTES, _made_code=MADE_CODE,
                _learner=frames.LEARNER, _loaded_code=LOADED_CODE, _trusted_name=frames.is_trusted_name,
-               _torch_event=torchgate.EVENT, _setters=torchgate.SETTERS, _list=list, _tuple=tuple):
+               _torch_event=torchgate.EVENT, _setters=torchgate.SETTERS, _list=list, _tuple=tuple, _int=int,
+               _saveall=gc.DEBUG_SAVEALL, _test_modules=("_test", "_xx"), _what=torchgate.WHAT):
     main = _ident()
     gated, no_learner = gates
+    _what = dict(_what)  # the hook's own copies of module-level tables, which learner code can reach
     _refused = dict(_refused)  # a copy only the hook holds: the module's read-only mapping can be unwrapped
     busy = {}  # threads inside the hook's own frame lookups: the audit events those raise are the hook's own
 
@@ -222,15 +224,19 @@ def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, c
             name = args[1] if event in _made_code else None
             if judged(classify, requester())[0] == _learner and (name is None or _trusted_name(name, roots)):
                 raise _refuse("making code under the name of a file the judge trusts")
+        elif event == "import" and _type(args[0]) is _str and args[0].startswith(_test_modules):
+            raise _refuse("importing CPython's test modules (C helpers that bypass these checks)")
         elif event == _torch_event:
             name, call_args, box = args
             real = gated.get(name) if _type(name) is _str and _type(call_args) is _tuple and _type(box) is _list \
                 else None
             if real is None:
                 raise _refuse("hooking torch's frame evaluation")
-            turns_off = name in _setters and _len(call_args) == 1 and (call_args[0] is None or call_args[0] is False)
+            turns_off = name in _setters and _len(call_args) == 1 and (call_args[0] is None or call_args[0] is False) \
+                or name == "set_debug" and _len(call_args) == 1 and _type(call_args[0]) is _int \
+                and not call_args[0] & _saveall
             if not turns_off and not judged(no_learner, requester()):
-                raise _refuse("hooking torch's frame evaluation (torch.compile from learner code)")
+                raise _refuse(_what.get(name, "hooking torch's frame evaluation (torch.compile from learner code)"))
             box.append(real(*call_args))
         elif event == _send or event == _recv:
             was_on = _gc_on()

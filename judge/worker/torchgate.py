@@ -1,4 +1,4 @@
-"""Torch's doors to frames that raise no audit event (dynamo's eval-frame callbacks), handed to the worker's guard.
+"""Doors to frames that raise no audit event (dynamo's eval-frame callbacks, gc's saved cycles, threads), handed to the guard.
 
 `torch._C._dynamo.eval_frame.set_eval_frame(callback)` makes CPython call `callback` with every new Python
 frame (its globals, locals and f_back): a learner's callback could swap a probe's helpers in the probe's own
@@ -19,6 +19,11 @@ GATED = ("set_eval_frame", "set_guard_error_hook", "set_guard_complete_hook", "s
          "set_code_exec_strategy", "set_skip_guard_eval_unsafe", "register_breakpoint_code",
          "_load_precompile_entry", "_reset_precompile_entries", "_get_frame_value_stack_with_depth",
          "_debug_get_cache_entry_list", "_get_cache_entries_for_region")
+# Outside torch: gc.set_debug(gc.DEBUG_SAVEALL) keeps every collected cycle in gc.garbage, frames included;
+# a thread of the learner's runs beside the loop's checks (3.11 raises no audit event for a new thread).
+OTHER = {"gc": ("set_debug",), "_thread": ("start_new_thread", "start_new"), "threading": ("_start_new_thread",)}
+WHAT = {"set_debug": "keeping the garbage collector's cycles (gc.DEBUG_SAVEALL)", "start_new_thread": "starting threads",
+        "start_new": "starting threads", "_start_new_thread": "starting threads"}
 SETTERS = frozenset({"set_eval_frame", "set_guard_error_hook", "set_guard_complete_hook",
                      "set_bytecode_debugger_callback"})  # harmless with None or False: they turn a hook off
 
@@ -35,10 +40,16 @@ def _stand_in(name: str):
 
 def install() -> dict:
     """Put stand-ins in place of the gated functions everywhere a module or class names them; the originals."""
+    reals = {}
     module = sys.modules.get("torch._C._dynamo.eval_frame")
-    if module is None:
-        return {}
-    reals = {name: getattr(module, name) for name in GATED if hasattr(module, name)}
+    if module is not None:
+        reals.update((name, getattr(module, name)) for name in GATED if hasattr(module, name))
+    for module_name, names in OTHER.items():
+        other = sys.modules.get(module_name)
+        for name in names:
+            if other is not None and hasattr(other, name):
+                reals[name] = getattr(other, name)
+                setattr(other, name, _stand_in(name))
     by_id = {id(fn): _stand_in(name) for name, fn in reals.items()}
     wanted = by_id.keys()
     for namespace in _namespaces():
