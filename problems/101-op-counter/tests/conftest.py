@@ -117,6 +117,17 @@ def check_counts(obs, expected, where):
     fail(where, f"计数不对：{zh}", f"wrong counts: {en}")
 
 
+def check_two_counters(obs, counts):
+    """obs from probes.two_counters_in_a_row: the second counter starts empty, and each counts its own block."""
+    if obs["second_fresh"]["counts"]:
+        raise AssertionError(msg(
+            "第二个 OpCounter 一创建 counts 就不为空：每个实例要有自己的计数（在 __init__ 里创建，不要用类属性或全局变量）",
+            "the second OpCounter's counts are not empty when it is created: each instance needs counts of its "
+            "own (create them in __init__, not as a class attribute or a global)"))
+    check_counts(obs["first"], counts, ("第一个 OpCounter", "the first OpCounter"))
+    check_counts(obs["second"], counts, ("第二个 OpCounter", "the second OpCounter"))
+
+
 @pytest.fixture(scope="session")
 def tol(problem):
     def get(dtype):
@@ -218,9 +229,9 @@ def make_qkv(seed, batch, heads, q_len, kv_len, dim, v_dim=None, dtype=torch.flo
 @pytest.fixture(scope="session")
 def ex():
     """The helpers above: ex.expected_program, ex.expected_sdpa, ex.add_counts, ex.check_counts,
-    ex.check_mapping, ex.make_inputs, ex.make_qkv, ex.MLP_GRAD."""
+    ex.check_mapping, ex.check_two_counters, ex.make_inputs, ex.make_qkv, ex.MLP_GRAD."""
 
     return types.SimpleNamespace(
         expected_program=expected_program, expected_sdpa=expected_sdpa, add_counts=add_counts,
-        check_counts=check_counts, check_mapping=check_mapping, make_inputs=make_inputs, make_qkv=make_qkv,
-        MLP_GRAD=MLP_GRAD)
+        check_counts=check_counts, check_mapping=check_mapping, check_two_counters=check_two_counters,
+        make_inputs=make_inputs, make_qkv=make_qkv, MLP_GRAD=MLP_GRAD)

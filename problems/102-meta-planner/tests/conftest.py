@@ -98,7 +98,8 @@ def fail(where, zh, en):
 def check_built(obs, where):
     built = obs["built"]
     if not built:
-        fail(where, "没有调用 build()——模型要由传入的 build() 构建", "build() was never called: build the model with the build() you are given")
+        fail(where, "没有调用 build()——模型要由传入的 build() 构建",
+             "build() was never called: build the model with the build() you are given")
     for place in built:
         if place == "real":
             fail(where, "build() 在 CPU 上分配了真实的权重：要在 meta 设备上（with torch.device(\"meta\")）或 FakeTensorMode 里调用 build()",
