@@ -286,6 +286,27 @@ def check_rms_out(close):
 
 
 @pytest.fixture(scope="session")
+def check_rms_meta():
+    """check_rms_meta(obs, shape, dtype): rms_norm on meta tensors gave a meta tensor of x's shape and dtype."""
+
+    def check(obs, shape, dtype):
+        shape = list(shape)
+        if not obs["is_tensor"]:
+            pytest.fail(msg("rms_norm 在 meta 设备上应返回一个张量", "on the meta device rms_norm must return a tensor"),
+                        pytrace=False)
+        where = ("meta 设备上", "on the meta device")
+        expect(obs["device"] == "meta", where,
+               f"输出在 {obs['device']} 上：fake 实现要沿用输入的设备（例如 torch.empty_like(x)）",
+               f"the output is on {obs['device']}: the fake must keep the inputs' device (for example torch.empty_like(x))")
+        expect(obs["shape"] == shape, where, f"输出形状是 {obs['shape']}，应为 {shape}",
+               f"the output shape is {obs['shape']}; it should be {shape}")
+        expect(obs["dtype"] == str(dtype), where, f"输出 dtype 是 {obs['dtype']}，应为 {dtype}",
+               f"the output dtype is {obs['dtype']}; it should be {dtype}")
+
+    return check
+
+
+@pytest.fixture(scope="session")
 def check_grads(close):
     """check_grads(obs, expected_dx, expected_dw, dtype, where).
 

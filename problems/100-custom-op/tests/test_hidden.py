@@ -175,7 +175,8 @@ def test_kv_write_on_meta_tensors(probe):
     obs = probe("kv_write_meta", 32, [2, 8], BF16, 4,
                 hint=msg("在 meta 设备上调用 kv_write 出错（fake 实现不能读数据）",
                          "calling kv_write on the meta device failed (a fake implementation must not read data)"))
-    assert obs["returned"] is None, _returned(f"meta 设备上实际返回了 {obs['returned']}", f"on the meta device it returned {obs['returned']}")
+    assert obs["returned"] is None, _returned(f"meta 设备上实际返回了 {obs['returned']}",
+                                              f"on the meta device it returned {obs['returned']}")
 
 
 @pytest.mark.hint("fake：kv_write 在 FakeTensorMode 下", "fake: kv_write under FakeTensorMode")
@@ -184,7 +185,8 @@ def test_kv_write_under_fake_tensor_mode(probe, make_kv):
     obs = probe("kv_write_fake", *inputs,
                 hint=msg("在 FakeTensorMode 下调用 kv_write 出错（fake 实现不能读数据）",
                          "calling kv_write under FakeTensorMode failed (a fake implementation must not read data)"))
-    assert obs["returned"] is None, _returned(f"FakeTensorMode 下实际返回了 {obs['returned']}", f"under FakeTensorMode it returned {obs['returned']}")
+    assert obs["returned"] is None, _returned(f"FakeTensorMode 下实际返回了 {obs['returned']}",
+                                              f"under FakeTensorMode it returned {obs['returned']}")
 
 
 @pytest.mark.hint("opcheck：kv_write", "opcheck: kv_write")
@@ -245,20 +247,12 @@ def test_rms_norm_default_eps_is_1e_6(probe, make_rms, rms_expected, check_rms_o
 
 @pytest.mark.hint("meta：rms_norm 输出的形状、dtype 与设备", "meta: shape, dtype and device of rms_norm's output")
 @pytest.mark.parametrize("shape,dtype", [((2, 7, 4096), BF16), ((11,), F32)], ids=["bfloat16-3d", "float32-1d"])
-def test_rms_norm_on_meta_tensors(probe, shape, dtype):
+def test_rms_norm_on_meta_tensors(probe, check_rms_meta, shape, dtype):
     obs = probe("rms_norm_meta", list(shape), dtype,
                 hint=msg("在 meta 设备上调用 rms_norm 出错（缺少 fake 实现，或 fake 实现读了数据？）",
                          "calling rms_norm on the meta device failed (no fake implementation, or a fake "
                          "that reads data?)"))
-    assert obs["is_tensor"], msg("rms_norm 在 meta 设备上应返回一个张量", "on the meta device rms_norm must return a tensor")
-    assert obs["device"] == "meta", msg(
-        f"meta 输入得到了 {obs['device']} 上的输出：fake 实现要沿用输入的设备（例如 torch.empty_like(x)）",
-        f"meta inputs gave an output on {obs['device']}: the fake must keep the inputs' device "
-        f"(for example torch.empty_like(x))")
-    assert obs["shape"] == list(shape), msg(f"meta 设备上输出形状是 {obs['shape']}，应为 {list(shape)}",
-                                            f"on the meta device the output shape is {obs['shape']}; it should be {list(shape)}")
-    assert obs["dtype"] == str(dtype), msg(f"meta 设备上输出 dtype 是 {obs['dtype']}，应为 {dtype}",
-                                           f"on the meta device the output dtype is {obs['dtype']}; it should be {dtype}")
+    check_rms_meta(obs, shape, dtype)
 
 
 @pytest.mark.hint("fake：rms_norm 在 FakeTensorMode 下", "fake: rms_norm under FakeTensorMode")

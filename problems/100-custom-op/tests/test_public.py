@@ -91,25 +91,17 @@ def test_kv_write_opcheck(probe, make_kv, check_opcheck):
 def test_rms_norm_eager_matches_formula(probe, make_rms, rms_expected, check_rms_out, dtype, eps):
     x, w, _ = make_rms(3, (2, 3, 16), dtype)
     obs = probe("rms_norm_eager", x, w, eps, hint=msg("eager 调用 rms_norm 时出错", "an eager call of rms_norm failed"))
-    check_rms_out(obs["out"], rms_expected(x, w, eps), x, (f"eager 调用 rms_norm（eps={eps}）", f"eager call of rms_norm (eps={eps})"))
+    where = (f"eager 调用 rms_norm（eps={eps}）", f"eager call of rms_norm (eps={eps})")
+    check_rms_out(obs["out"], rms_expected(x, w, eps), x, where)
 
 
-def test_rms_norm_on_meta_tensors(probe):
+def test_rms_norm_on_meta_tensors(probe, check_rms_meta):
     shape = [2, 5, 64]
     obs = probe("rms_norm_meta", shape, BF16,
                 hint=msg("在 meta 设备上调用 rms_norm 出错（缺少 fake 实现，或 fake 实现读了数据？）",
                          "calling rms_norm on the meta device failed (no fake implementation, or a fake "
                          "that reads data?)"))
-    assert obs["is_tensor"], msg("rms_norm 在 meta 设备上应返回一个张量", "on the meta device rms_norm must return a tensor")
-    assert obs["device"] == "meta", msg(
-        f"meta 输入得到了 {obs['device']} 上的输出：fake 实现要沿用输入的设备（例如 torch.empty_like(x)）",
-        f"meta inputs gave an output on {obs['device']}: the fake must keep the inputs' device "
-        f"(for example torch.empty_like(x))")
-    assert obs["shape"] == shape, msg(f"meta 设备上输出形状是 {obs['shape']}，应为 {shape}",
-                                      f"on the meta device the output shape is {obs['shape']}; it should be {shape}")
-    assert obs["dtype"] == "torch.bfloat16", msg(
-        f"meta 设备上输出 dtype 是 {obs['dtype']}，应为 torch.bfloat16",
-        f"on the meta device the output dtype is {obs['dtype']}; it should be torch.bfloat16")
+    check_rms_meta(obs, shape, BF16)
 
 
 def test_rms_norm_opcheck(probe, make_rms, check_opcheck):
