@@ -5,7 +5,7 @@
   cold pytest a cold `python -m pytest bench/standalone_ex100`: the same public+hidden checks with the
               reference imported in-process, as a naive judge would (the baseline)
 
-Target (the issue's): warm <= 0.5 x cold pytest. Prints numbers, asserts nothing.
+Target: warm <= 0.40 x cold pytest (the integrity checks must not eat the warm workers' gain). Prints numbers, asserts nothing.
 Run from anywhere: python bench/warm_vs_cold.py [--runs N]
 """
 

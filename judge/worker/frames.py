@@ -49,6 +49,7 @@ PASSERS = frozenset({
 })
 LEARNER, TRUSTED, CONSUMER = range(3)
 # What consumers call into (their module globals and classes): checked unchanged before one is allowed a frame.
+CONSUMER_CLASSES = frozenset({"traceback", "logging"})  # StackSummary, FrameSummary, Logger: the rest is module-level
 CONSUMER_MODULES = frozenset({"builtins", "sys", "os", "posixpath", "io", "itertools", "collections", "linecache",
                               "traceback", "logging", "typing", "typing_extensions", "inspect", "torch.library",
                               "torch._library.utils", "torch.fx.experimental.symbolic_shapes", "torch._dynamo.guards"})

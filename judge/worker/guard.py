@@ -93,7 +93,7 @@ def arm(fd: int, max_frame: int, extra_modules=(), learner_names=(), trusted_fil
     trusted_globals = frozenset(id(entry[1]) for entry in snapshot)
     roots = frames.trusted_roots(trusted_files)
     classify = frames.make_classifier(roots, learner_names)
-    consumed = integrity.take(only=frames.CONSUMER_MODULES)
+    consumed = _consumed(snapshot)
     modules = {entry[0]: (entry,) for entry in snapshot}  # a module's own bindings, by name (classes are "m.C")
 
     def consumers_intact(name, _first=integrity.first_change, _get=modules.get, _none=()) -> bool:
@@ -105,6 +105,14 @@ def arm(fd: int, max_frame: int, extra_modules=(), learner_names=(), trusted_fil
     sys.addaudithook(hook)
     _set_cloexec(fd)
     return seccomp_filter.fence(fd)
+
+
+def _consumed(snapshot: tuple) -> tuple:
+    """Snapshot entries of what frame consumers call into: taken from the main snapshot where it has them."""
+    prefixes = tuple(name + "." for name in frames.CONSUMER_CLASSES)
+    have = tuple(entry for entry in snapshot if entry[0] in frames.CONSUMER_MODULES or entry[0].startswith(prefixes))
+    missing = frozenset(name for name in frames.CONSUMER_MODULES if not integrity.is_watched(name))
+    return have + integrity.take(only=missing, classes_of=frames.CONSUMER_CLASSES)
 
 
 def _relocate(fd: int) -> int:

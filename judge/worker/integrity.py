@@ -52,19 +52,20 @@ def _freeze(namespace, everything: bool = False) -> tuple[tuple, tuple]:
     return tuple(key for key, _ in items), tuple(value for _, value in items)
 
 
-def _is_watched(name: str) -> bool:
+def is_watched(name: str) -> bool:
+    """Whether `take()` without `only` snapshots module `name`."""
     return name in WATCHED_MODULES or name + "." in WATCHED_PACKAGES or name.startswith(WATCHED_PACKAGES)
 
 
-def take(extra_modules=(), only=None) -> tuple:
+def take(extra_modules=(), only=None, classes_of=None) -> tuple:
     """((where, namespace, keys, values), ...) for the WATCHED modules (or the loaded ones named in `only`),
-    `extra_modules`, and their classes.
+    `extra_modules`, and their classes (only those of the modules named in `classes_of`, if given).
 
     In `extra_modules` (the probes) data is watched too, and so are the contents of the containers they hold
     (a dict, list or set, or the dict behind a read-only mapping): a probe reads its constants (the
     operator's namespace, tables of programs) at call time, and nothing there is the probe's to change."""
     modules = {name: module for name, module in list(sys.modules.items())
-               if issubclass(type(module), types.ModuleType) and (name in only if only else _is_watched(name))}
+               if issubclass(type(module), types.ModuleType) and (name in only if only is not None else is_watched(name))}
     extra = {id(module) for module in extra_modules}
     for module in extra_modules:
         modules[module.__name__] = module
@@ -75,6 +76,8 @@ def take(extra_modules=(), only=None) -> tuple:
         entries.append((name, namespace, keys, values))
         if id(module) in extra:
             entries += _contents(name, keys, values)
+        if classes_of is not None and name not in classes_of:
+            continue
         for value in values:
             if issubclass(type(value), type) and not _FLAGS(value) & _IMMUTABLE_TYPE:
                 classes.setdefault(id(value), (f"{name}.{_QUALNAME(value)}", value))

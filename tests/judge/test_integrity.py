@@ -70,8 +70,8 @@ def test_data_of_extra_modules_is_watched():
 
 def test_unwatched_torch_internals_are_not_watched():
     import torch._inductor  # noqa: F401 - a part of torch that rebinds its own registries
-    assert not integrity._is_watched("torch._inductor.lowering")
-    assert integrity._is_watched("torch.library") and integrity._is_watched("torch._library.custom_ops")
+    assert not integrity.is_watched("torch._inductor.lowering")
+    assert integrity.is_watched("torch.library") and integrity.is_watched("torch._library.custom_ops")
 
 
 def test_contents_of_extra_modules_containers_are_watched():
