@@ -95,8 +95,10 @@ def test_history_belongs_to_the_learner_cookie(server, client):
     ({"problem_id": "100", "code": "   \n", "mode": "run"}, 422),
     ({"problem_id": "100", "code": "x = 1\x00", "mode": "run"}, 422),
     ({"problem_id": "999", "code": "x = 1\n", "mode": "run"}, 404),
+    ({"problem_id": "../../etc", "code": "x = 1\n", "mode": "run"}, 404),
     ({"problem_id": "100", "code": "#" * (300 << 10), "mode": "run"}, 413),
-], ids=["bad-mode", "no-mode", "code-not-str", "empty", "nul", "unknown-problem", "over-source-limit"])
+], ids=["bad-mode", "no-mode", "code-not-str", "empty", "nul", "unknown-problem", "path-as-id",
+        "over-source-limit"])
 def test_bad_submissions_get_their_status(client, body, status):
     response = client.post("/api/submissions", json=body)
     assert response.status_code == status, response.text
@@ -107,6 +109,8 @@ def test_malformed_and_oversized_bodies(client):
     assert client.post("/api/submissions", content=b"{not json", headers={"content-type": "application/json"}).status_code == 422
     assert client.post("/api/submissions", content=b"\xff\xfe", headers={"content-type": "application/json"}).status_code == 422
     assert client.post("/api/submissions", content=b"x" * (3 << 20)).status_code == 413
+    lone_surrogate = rb'{"problem_id": "100", "code": "x = \ud800", "mode": "run"}'
+    assert client.post("/api/submissions", content=lone_surrogate, headers={"content-type": "application/json"}).status_code == 422
 
 
 def test_unknown_things_are_404(client):
@@ -115,6 +119,8 @@ def test_unknown_things_are_404(client):
     assert client.get("/api/submissions/nope/events").status_code == 404
     assert client.get("/problems/999").status_code == 404
     assert client.get("/api/submissions/x", params={"lang": "fr"}).status_code in (404, 422)
+    assert client.get("/api/submissions", params={"limit": "many"}).status_code == 422
+    assert client.get("/api/submissions/nope/events", headers={"Last-Event-ID": "x"}).status_code == 404
 
 
 def test_security_headers_and_learner_cookie(client):
