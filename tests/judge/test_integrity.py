@@ -99,3 +99,68 @@ def test_contents_of_extra_modules_containers_are_watched():
     assert integrity.first_change(snapshot) == "probes_fixture.NAMES[...]"
     mod.NAMES.discard("y")
     assert integrity.first_change(snapshot) is None
+
+
+FRAME_POLICY_SCRIPT = r'''
+import inspect, logging, sys, threading, traceback
+from judge.worker import frames
+classify = frames.make_classifier(frames.trusted_roots(), learner_names=("learner.py",))
+allowed = frames.make_policy(classify, lambda name: True)
+busy = set()
+
+def hook(event, args):
+    if threading.get_ident() in busy:
+        return
+    if event == "sys._getframe" or event == "object.__getattr__" and args[1] in frames.FRAME_ATTRIBUTES:
+        busy.add(threading.get_ident())
+        try:
+            ok = allowed(sys._getframe(1))
+        finally:
+            busy.discard(threading.get_ident())
+        if not ok:
+            raise PermissionError("frame refused")
+
+LEARNER = """
+def attempt(name, action):
+    try:
+        action()
+        return name + "=ok"
+    except PermissionError:
+        return name + "=refused"
+
+def tb_frame():
+    try:
+        raise KeyError
+    except KeyError as exc:
+        return exc.__traceback__.tb_frame
+
+def print_exc():
+    try:
+        raise KeyError
+    except KeyError:
+        traceback.print_exc(file=open("/dev/null", "w"))
+
+def run():
+    return [attempt("getframe", lambda: sys._getframe()), attempt("tb_frame", tb_frame),
+            attempt("currentframe", inspect.currentframe), attempt("stack", inspect.stack),
+            attempt("walk_stack", lambda: next(traceback.walk_stack(None))),
+            attempt("format_stack", traceback.format_stack), attempt("print_exc", print_exc),
+            attempt("logging", lambda: logging.getLogger("t").warning("x", stack_info=True))]
+"""
+logging.basicConfig(stream=open("/dev/null", "w"))
+namespace = {"sys": sys, "inspect": inspect, "traceback": traceback, "logging": logging}
+exec(compile(LEARNER, "learner.py", "exec"), namespace)
+sys.addaudithook(hook)
+print(" ".join(namespace["run"]()))
+'''
+
+
+def test_frame_policy_refuses_learner_code_and_allows_text_helpers():
+    """judge.worker.frames: learner code and helpers that hand it frames are refused; helpers that turn frames
+    into text (traceback.print_exc, format_stack, logging's caller lookup) work."""
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", FRAME_POLICY_SCRIPT], capture_output=True, text=True, timeout=120)
+    seen = dict(item.split("=") for item in out.stdout.split())
+    assert seen == {"getframe": "refused", "tb_frame": "refused", "currentframe": "refused", "stack": "refused",
+                    "walk_stack": "refused", "format_stack": "ok", "print_exc": "ok", "logging": "ok"}, out.stderr[-2000:]
