@@ -1,16 +1,16 @@
-# syntax=docker/dockerfile:1
 # Targets:
 #   service     the whole app (CLI, web service, problems) on CPU:  docker build --target service -t practice-judge .
-#   gpu-runner  a worker zygote with CUDA-enabled torch, run one container per GPU (see README):
+#   gpu-runner  a worker zygote with CUDA-enabled torch, one container per GPU (see README):
 #               docker build --target gpu-runner -t practice-judge:gpu-runner .
 # Build arguments:
-#   BASE             base image with apt (Debian/Ubuntu); offline, use the one `judge image build` made
-#   TORCH_INDEX_URL  where torch==2.13.0 comes from (service: the CPU index; gpu-runner: a CUDA index)
-#   a folder of wheels instead: docker buildx build --build-context torch-wheels=/path/to/wheels ...
-#                    (with TORCH_INDEX_URL="" the build uses only those wheels for torch)
+#   BASE             base image with apt (Debian or Ubuntu). Offline, the one `judge image build` made:
+#                    --build-arg BASE=$(docker images -q practice-judge/base | head -1)
+#   TORCH_INDEX_URL  where torch==2.13.0 comes from: the CPU index for service, a CUDA index for gpu-runner;
+#                    "" for PyPI only. A folder of wheels instead (offline): put them in .whl/ of the build
+#                    context (git ignores it); pip looks there first.
+#   PIP_INDEX_URL, PIP_EXTRA_INDEX_URL, PIP_TRUSTED_HOST   pip's own settings, for a mirror or an intercepting proxy
+# Plain `docker build` (no BuildKit features), so the docker SDK's builder and an offline engine build it too.
 ARG BASE=debian:bookworm-slim
-
-FROM scratch AS torch-wheels
 
 FROM ${BASE} AS python-app
 ENV PYTHONDONTWRITEBYTECODE=1 PYTHONUNBUFFERED=1 PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
@@ -24,25 +24,35 @@ COPY pyproject.toml README.md ./
 COPY judge judge
 COPY sandbox sandbox
 
-FROM python-app AS service
+# torch and the judge's dependencies in /opt/venv; the wheels folder stays in this stage only.
+FROM python-app AS deps-cpu
+ARG PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_TRUSTED_HOST
 ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
+COPY pyproject.toml .wh[l] /wheels/
+RUN pip install --find-links /wheels ${TORCH_INDEX_URL:+--extra-index-url $TORCH_INDEX_URL} torch==2.13.0 \
+    && pip install --find-links /wheels '.[triton]' && pip uninstall -y practice-judge
+
+FROM python-app AS deps-gpu
+ARG PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_TRUSTED_HOST
+ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cu128
+COPY pyproject.toml .wh[l] /wheels/
+RUN pip install --find-links /wheels ${TORCH_INDEX_URL:+--extra-index-url $TORCH_INDEX_URL} torch==2.13.0 \
+    && pip install --find-links /wheels '.[triton]' && pip uninstall -y practice-judge
+
+FROM python-app AS service
+COPY --from=deps-cpu /opt/venv /opt/venv
 COPY web web
 COPY practice practice
 COPY problems problems
-RUN --mount=type=bind,from=torch-wheels,target=/wheels \
-    pip install --find-links /wheels ${TORCH_INDEX_URL:+--extra-index-url ${TORCH_INDEX_URL}} torch==2.13.0 \
-    && pip install -e '.[triton]'
+RUN pip install --no-deps --no-build-isolation -e .
 USER 10001:10001
 EXPOSE 8000
 CMD ["judge", "serve", "--host", "0.0.0.0", "--port", "8000"]
 
 FROM python-app AS gpu-runner
-ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cu128
 # Triton compiles its launcher with a C compiler when a kernel first runs on the GPU.
 RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev && rm -rf /var/lib/apt/lists/*
-RUN --mount=type=bind,from=torch-wheels,target=/wheels \
-    pip install --find-links /wheels ${TORCH_INDEX_URL:+--extra-index-url ${TORCH_INDEX_URL}} torch==2.13.0 \
-    && pip install '.[triton]'
+COPY --from=deps-gpu /opt/venv /opt/venv
 # The worker needs judge/ and sandbox/ only: never the problems (hidden tests stay with the checker on the host).
 ENV PYTHONPATH=/app
 LABEL practice-judge.role=gpu-runner

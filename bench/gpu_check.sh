@@ -20,10 +20,11 @@ fi
 "$PY" -m judge.cli doctor --no-live 2>/dev/null | sed -n '/runners/,$p' || true
 for problem in 107; do
   start=$(date +%s)
-  "$PY" -m judge.cli check "$problem"; status=$?
+  status=0
+  "$PY" -m judge.cli check "$problem" || status=$?
   echo "judge check $problem (GPU tier on $PRACTICE_GPU_RUNNER): exit $status in $(( $(date +%s) - start ))s"
 done
-"$PY" practice/judge.py 107 problems/107-*/solutions/reference.py --json | "$PY" -c \
+"$PY" practice/judge.py 107 problems/107-*/solutions/reference.py --json --lang en | "$PY" -c \
   'import json,sys; r=json.load(sys.stdin); print("107 reference:", r["verdict"], r["tiers"], r["passed"], "/", r["total"])'
 if [ "${GPU_CHECK_DOCKER:-1}" = 1 ]; then
   "$PY" -m judge.cli image build && PRACTICE_SANDBOX=docker "$PY" -m judge.cli check 100

@@ -99,7 +99,22 @@ def _runner_cpu(docker, env: str, force: bool, say) -> str:
     dockerfile = (f"FROM {env}\nCOPY app /app\nENV PYTHONPATH=/app\nWORKDIR /app\nUSER 10001:10001\n"
                   f"LABEL {ROLE_LABEL}=runner-cpu\n"
                   'ENTRYPOINT ["/opt/venv/bin/python", "-m", "sandbox.listen"]\n')
-    return _timed(say, tag, lambda: _docker_build(docker, tag, dockerfile, _app_files))
+    _timed(say, tag, lambda: _docker_build(docker, tag, dockerfile, _app_files))
+    _prune(docker, tag, say)
+    return tag
+
+
+def _prune(docker, kept: str, say) -> None:
+    """Older CPU runner images (one per change of the judge's code) go; one a container still uses stays."""
+    import docker as sdk  # noqa: PLC0415
+
+    for image in docker.images.list(filters={"label": f"{ROLE_LABEL}=runner-cpu"}):
+        if kept not in image.tags:
+            try:
+                docker.images.remove(image.id)
+                say(f"removed older {', '.join(image.tags) or image.short_id}")
+            except sdk.errors.APIError:
+                pass
 
 
 def _docker_build(docker, tag: str, dockerfile: str, add_files) -> str:

@@ -11,7 +11,8 @@ from judge import Judge, Verdict
 from judge.settings import Settings
 from tests.redteam.test_redteam import Attack
 
-pytestmark = [pytest.mark.docker, pytest.mark.slow]
+# The first test waits for the session fixtures: a dockerd and, on a fresh engine, `judge image build` (~6 min).
+pytestmark = [pytest.mark.docker, pytest.mark.slow, pytest.mark.timeout(1800)]
 REDTEAM = Path(__file__).resolve().parent.parent / "redteam" / "submissions"
 PROBLEM = Path(__file__).resolve().parent.parent.parent / "problems" / "100-custom-op"
 # A representative subset of the wrong solutions (one per kind of mistake; the whole set takes ~5 min more).
