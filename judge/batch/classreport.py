@@ -17,29 +17,32 @@ ORDER = [v.value for v in reversed(Verdict)] + [REJECTED]   # accepted first, th
 # Reports whose cases never ran the learner's code: they would count as failing every check.
 NOT_RUN = {Verdict.compile_error.value, Verdict.internal_error.value, REJECTED}
 SLOWEST = 10
+CHECKS_SHOWN = 15   # the rest of the checks fold under a <details>: the top of the list is the lesson missed
 LABELS = {
     "en": {"title": "Class report: exercise", "generated": "Generated", "students": "students", "accepted": "accepted",
            "mean": "mean score", "clusters_n": "similarity clusters", "flagged_n": "flagged", "not_judged":
            "Not judged or judge faults", "verdicts": "Verdicts", "scores": "Scores", "score_axis": "share of tests passed",
-           "checks": "Failure rate per check", "checks_note": "Among submissions that imported (compile errors, "
-           "rejected files and judge faults left out). Highest first: the lesson the class missed.",
+           "checks": "Failure rate per check", "checks_note": "Share of the submissions that imported (compile "
+           "errors, rejected files and judge faults left out) failing each check; hidden cases grouped by the lesson "
+           "their hint names. Highest first: the lesson the class missed.",
            "check": "check", "failed": "failed", "rate": "failure rate", "hidden": "hidden",
            "similarity": "Similarity clusters", "similarity_note": "Near-identical code once names are normalised "
            "and the starter removed (copydetect). A lead for a conversation, not proof.", "max_sim": "highest pair",
            "flagged": "Flagged submissions", "flagged_note": "Source that reaches for the judge's or the "
            "interpreter's internals, or tampering found at run time. Flags never change a verdict.",
            "student": "student", "verdict": "verdict", "flags": "flags", "slowest": "Slowest submissions (their own run time)",
-           "seconds": "seconds", "reason": "reason", "none": "none"},
+           "seconds": "seconds", "reason": "reason", "none": "none",
+           "more_checks": "more checks"},
     "zh": {"title": "班级报告：练习", "generated": "生成于", "students": "名学生", "accepted": "通过",
            "mean": "平均得分", "clusters_n": "相似代码组", "flagged_n": "需要查看", "not_judged": "未判题或判题故障",
            "verdicts": "结果分布", "scores": "得分分布", "score_axis": "通过的测试比例",
-           "checks": "各项检查的失败率", "checks_note": "只统计成功导入的提交（不含编译错误、被拒收的文件和判题故障）。"
-           "失败率最高的排在前面：全班没掌握的知识点。", "check": "检查", "failed": "失败", "rate": "失败率",
+           "checks": "各项检查的失败率", "checks_note": "成功导入的提交（不含编译错误、被拒收的文件和判题故障）中没通过各项检查的比例；"
+           "隐藏测试按提示所说的知识点归组。失败率最高的排在前面：全班没掌握的知识点。", "check": "检查", "failed": "失败", "rate": "失败率",
            "hidden": "隐藏", "similarity": "相似代码组", "similarity_note": "统一变量名并去掉起始代码后几乎相同的代码"
            "（copydetect）。只是谈话的线索，不是证据。", "max_sim": "最高相似度", "flagged": "需要人工查看的提交",
            "flagged_note": "源代码触及判题程序或解释器的内部，或运行时发现篡改。标记从不改变判题结果。",
            "student": "学生", "verdict": "结果", "flags": "标记", "slowest": "运行最慢的提交（代码自身的运行时间）", "seconds": "秒",
-           "reason": "原因", "none": "无"},
+           "reason": "原因", "none": "无", "more_checks": "其余检查"},
 }
 
 
@@ -61,11 +64,11 @@ def class_summary(rows: list[Row], pairs: list[Pair], problem, lang: str) -> dic
         "accepted": sum(r.verdict == "accepted" for r in rows),
         "mean_score": sum(r.score for r in rows) / len(rows) if rows else 0.0,
         "verdicts": verdict_counts(rows), "histogram": score_histogram(rows),
-        "checks": check_failures(rows),
+        "checks": check_failures(rows, lang),
         "clusters": [_cluster(group, pairs, by_student) for group in clusters(pairs)],
         "flagged": sorted((r for r in rows if r.flags), key=lambda r: (-len(r.flags), r.student)),
         "slowest": slowest(judged),
-        "colors": COLORS, "t": LABELS["en" if lang == "en" else "zh"],
+        "checks_shown": CHECKS_SHOWN, "colors": COLORS, "t": LABELS["en" if lang == "en" else "zh"],
         "problems": [r for r in rows if r.verdict in (REJECTED, "internal_error")],
     }
 
@@ -94,20 +97,26 @@ def score_histogram(rows: list[Row], bins: int = 10) -> list[dict]:
     return [{"label": label, "count": count} for label, count in zip(labels, counts)]
 
 
-def check_failures(rows: list[Row]) -> list[dict]:
-    """Per check (case name; hidden ones under their real name: this page is the instructor's), how many
-    submissions that ran failed it. Highest failure rate first: the lesson the class missed."""
-    ran, failed, hidden, hint = Counter(), Counter(), {}, {}
+def check_failures(rows: list[Row], lang: str = "en") -> list[dict]:
+    """Per check, how many of the submissions that ran it failed it; highest rate first: the lesson the class
+    missed. A public check is its case name; hidden cases are grouped by their author's hint (the lesson they
+    test, across parametrized variants), else by their real name (this page is the instructor's)."""
+    ran, failed, info = Counter(), Counter(), {}
     for row in rows:
         if row.report is None or row.verdict in NOT_RUN:
             continue
+        outcomes: dict[tuple, bool] = {}
         for case in row.report.cases:
-            ran[case.name] += 1
-            failed[case.name] += case.outcome != Outcome.passed
-            hidden[case.name] = case.hidden
-            hint[case.name] = case.hint.en or case.hint.zh
-    checks = [{"name": name, "ran": ran[name], "failed": failed[name], "rate": failed[name] / ran[name],
-               "hidden": hidden[name], "hint": hint[name]} for name in ran]
+            hint = case.hint.get(lang) or case.hint.en
+            key = ("hidden", hint or case.name) if case.hidden else ("public", case.name)
+            info.setdefault(key, {"names": set(), "hint": hint})["names"].add(case.name)
+            outcomes[key] = outcomes.get(key, False) or case.outcome != Outcome.passed
+        for key, bad in outcomes.items():
+            ran[key] += 1
+            failed[key] += bad
+    checks = [{"name": key[1] if key[0] == "public" or not info[key]["hint"] else info[key]["hint"],
+               "cases": sorted(info[key]["names"]), "hidden": key[0] == "hidden", "ran": ran[key],
+               "failed": failed[key], "rate": failed[key] / ran[key]} for key in ran]
     return sorted(checks, key=lambda c: (-c["rate"], c["name"]))
 
 

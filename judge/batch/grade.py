@@ -32,7 +32,7 @@ def grade_class(problem_id: str, submissions: Path, out: Path, settings: Setting
     stream = stream or sys.stderr
     lang = lang or settings.lang
     problem = judge.problem(problem_id)
-    entries = discover(submissions, problem.meta.solution_file)
+    entries = discover(submissions, problem.meta.solution_file, skip=out)
     out.mkdir(parents=True, exist_ok=True)
     cache = ReportCache(out / CACHE, problem.digest, judge.versions())
     interrupted = False

@@ -46,11 +46,15 @@ class Node:
         return self.read is not None
 
 
-def discover(path: Path, solution_file: str) -> list[Entry]:
-    """Every student's entry, ids unique (duplicates suffixed ~2, ~3 and noted), sorted by id."""
+def discover(path: Path, solution_file: str, skip: Path | None = None) -> list[Entry]:
+    """Every student's entry, ids unique (duplicates suffixed ~2, ~3 and noted), sorted by id.
+
+    skip: a folder inside SUBMISSIONS that is not a student's (the --out folder, when it lies there)."""
     if not path.exists():
         raise BadSubmissions(f"no such file or folder: {path}")
     root = _zip_tree(path) if path.is_file() else _folder_tree(path)
+    if skip is not None and path.is_dir() and skip.resolve().parent == path.resolve():
+        root.children.pop(skip.name, None)
     if path.is_file():
         while len(root.children) == 1 and not next(iter(root.children.values())).is_file:
             root = next(iter(root.children.values()))  # a single top-level folder is looked through

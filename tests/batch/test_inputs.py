@@ -109,3 +109,8 @@ def test_one_submission_for_gradescope(tmp_path):
     write_tree(tmp_path, {"submission/mine.py": WRONG})
     entry = one_submission(tmp_path / "submission", "900.py")
     assert entry.data == WRONG.encode() and entry.student == "submission"
+
+
+def test_the_output_folder_inside_the_submissions_is_not_a_student(tmp_path):
+    write_tree(tmp_path, {"alice.py": REFERENCE, "grades/feedback/alice.md": "# feedback"})
+    assert sorted(by_id(discover(tmp_path, "900.py", skip=tmp_path / "grades"))) == ["alice"]
