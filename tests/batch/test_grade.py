@@ -157,3 +157,20 @@ def test_a_zip_of_student_folders(fixture_judge, fixture_settings, tmp_path):
     assert {s: r["verdict"] for s, r in rows.items()} == {"alice": "accepted", "bob": "wrong_answer",
                                                           "carol": "rejected"}
     assert "several .py files" in rows["carol"]["note"]
+
+
+def test_flags_reach_the_csv_and_the_class_report(fixture_judge, fixture_settings, tmp_path):
+    tamper = "import torch\n\ntorch.equal = lambda *a, **k: True\n\n\ndef add(a, b):\n    return a - b\n"
+    peek = REFERENCE + "\n\ndef _never():\n    import sys\n    return sys._getframe(1).f_globals\n"
+    classroom = write_tree(tmp_path / "class", {"mallory.py": tamper, "peek.py": peek, "alice.py": REFERENCE})
+    out = tmp_path / "out"
+    assert grade_class("900", classroom, out, fixture_settings, jobs=2, judge=fixture_judge,
+                       stream=open(tmp_path / "log", "w")) == 0
+    rows = read_grades(out)
+    assert rows["mallory"]["verdict"] == "runtime_error"
+    assert {"tampering", "monkeypatch"} <= set(rows["mallory"]["flags"].split())
+    assert rows["peek"]["verdict"] == "accepted" and rows["peek"]["flags"] == "frame-walking"  # flags never a verdict
+    assert rows["alice"]["flags"] == ""
+    html = (out / "class-report.html").read_text(encoding="utf-8")
+    flagged = html[html.index('id="flagged"'):html.index('id="slowest"')]
+    assert "mallory" in flagged and "peek" in flagged and "alice" not in flagged
