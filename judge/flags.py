@@ -17,12 +17,22 @@ NAMES: dict[str, tuple[str, ...]] = {
     "audit-hook": ("addaudithook", "audit"),
     "trace": ("settrace", "setprofile", "gettrace", "getprofile", "monitoring", "_settraceallthreads"),
     "builtins": ("builtins", "__builtins__"),
-    "os-fd": ("dup", "dup2", "fdopen", "openpty", "set_inheritable", "pidfd_open", "sendfile", "memfd_create"),
-    "socket": ("socket", "_socket", "socketpair", "fromfd", "ssl", "urllib", "http", "requests"),
+    "os-fd": ("dup", "dup2", "fdopen", "openpty", "set_inheritable", "pidfd_open", "pidfd_getfd", "sendfile",
+              "memfd_create"),
+    "socket": ("socket", "_socket", "socketpair", "fromfd", "ssl", "urllib", "http", "requests", "sendmsg",
+               "recvmsg", "SCM_RIGHTS"),
     "signal": ("signal", "kill", "killpg", "pthread_kill", "setitimer", "alarm"),
     "dynamic-code": ("exec", "eval", "compile", "__import__", "import_module", "marshal", "CodeType",
                      "FunctionType"),
     "subprocess": ("subprocess", "system", "popen", "fork", "forkpty", "execv", "execve", "spawnv", "posix_spawn"),
+    # Reaching into other functions' code and state (the attacks in docs/threat-model.md use each of these).
+    "function-internals": ("__globals__", "__closure__", "cell_contents", "__code__", "__defaults__",
+                           "__kwdefaults__", "co_code", "co_consts", "co_names", "co_varnames"),
+    "threads": ("threading", "_thread"),
+    "exit": ("_exit", "abort"),
+    "dynamo-internals": ("eval_frame", "set_eval_frame", "symbolic_convert", "current_tx", "convert_frame"),
+    "interpreter": ("setrecursionlimit", "_testcapi", "_testinternalcapi", "copyreg", "MappingProxyType",
+                    "finalize", "__del__", "DEBUG_SAVEALL", "set_threshold"),
 }
 # Modules whose attributes above count only when reached through that module (os.write on an int is
 # a raw descriptor; a tensor's .write is not). Each entry: module -> (attribute, flag).
@@ -37,7 +47,8 @@ MODULE_ATTRS: dict[str, dict[str, str]] = {
 # An empty qualifier: the name counts only when imported ("import signal", not a variable called signal).
 QUALIFIED_ONLY = {"modules": "sys", "audit": "sys", "system": "os", "popen": "os", "fork": "os", "kill": "os",
                   "signal": "", "http": "", "urllib": "", "requests": "", "ssl": "", "dup": "os", "alarm": "signal",
-                  "monitoring": "sys", "gc": "", "open": "os"}
+                  "monitoring": "sys", "gc": "", "open": "os", "finalize": "weakref",
+                  "_exit": "os", "abort": "os"}
 # Builtins that run code built at run time: they count only as the bare builtin (not model.eval, torch.compile).
 BUILTIN_ONLY = {"exec", "eval", "compile", "__import__"}
 PATHS = re.compile(r"/proc/(self|\d+|thread-self)|/dev/fd/|/dev/mem")
@@ -168,6 +179,10 @@ def _mentions(node: ast.AST):
         yield node.attr, base, "attr"
     elif isinstance(node, ast.Name):
         yield node.id, None, "name"
+    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "__del__":
+        yield node.name, None, "name"  # a finalizer runs at a moment the submission does not choose
+    elif isinstance(node, ast.keyword) and node.arg:
+        yield node.arg, None, "attr"   # code.replace(co_consts=...)
     elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 200:
         for word in _WORDS.findall(node.value):  # getattr(sys, "_getframe"), importlib.import_module("ctypes")
             yield word, None, "string"

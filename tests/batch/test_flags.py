@@ -33,6 +33,12 @@ CASES = {
                     "import torch\nsetattr(torch, 'equal', None)"],
     "judge-internals": ["from judge.checker import remote"],
     "dynamic-code": ["exec('print(1)')", "__import__('os')"],
+    "function-internals": ["g = f.__globals__", "f.__code__.replace(co_consts=())", "c = f.__closure__[0].cell_contents"],
+    "threads": ["import threading\nthreading.Thread(target=print).start()"],
+    "dynamo-internals": ["import torch\ntorch._dynamo.eval_frame.set_eval_frame(None)"],
+    "interpreter": ["class A:\n    def __del__(self):\n        pass", "import weakref\nweakref.finalize(x, print)",
+                    "import sys\nsys.setrecursionlimit(10**6)", "import gc\ngc.set_debug(gc.DEBUG_SAVEALL)"],
+    "exit": ["import os\nos._exit(0)"],
 }
 
 
