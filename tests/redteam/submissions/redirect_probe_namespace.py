@@ -1,4 +1,4 @@
-# expect: runtime_error
+# expect: runtime_error|compile_error
 # Written by an independent tester who saw the judge's design but not this corpus; accepted before the
 # worker's integrity check watched the probes module's data (here: its NAMESPACE string) too.
 """(attack2) kv_write registered with mutates_args=() (the chapter's bug); probes are fooled in-probe.

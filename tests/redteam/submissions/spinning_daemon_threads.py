@@ -1,4 +1,4 @@
-# expect: wrong_answer
+# expect: wrong_answer|compile_error
 """Attack: daemon threads that spin forever next to the probes (one in Python holding the GIL
 half the time, one in torch's C++ kernels, which release it).
 
