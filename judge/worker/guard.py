@@ -14,9 +14,13 @@ or listed) and, on Linux, a seccomp filter (sandbox.seccomp_filter.fence).
   (judge.worker.integrity) and checks that no torch mode was left pushed; a change replaces the reply by
   {"tampered": True} (what changed goes to stderr), which the checker turns into a runtime error.
 - The hook also refuses what would let learner code reach the hook's own frame or the loop's objects:
-  new audit hooks, trace and profile functions, other threads' frames, the garbage collector's object
-  lists, ctypes, and replacing the code or defaults of a function the judge trusts. The filter refuses
-  installing signal handlers (a handler runs inside whatever frame is current) and memfd_create.
+  frames for learner code (judge.worker.frames: sys._getframe, tb_frame, gi/cr/ag_frame, unless a helper
+  that turns them into text asked), code compiled under a trusted file name, new audit hooks, trace and
+  profile functions, other threads' frames, the garbage collector's object lists, ctypes, CPython's test
+  modules, socket objects and sendmsg outside its own send, and replacing the code or defaults of a
+  function the judge trusts. Doors to frames with no audit event (dynamo's eval-frame callbacks,
+  gc.DEBUG_SAVEALL, new threads) are stand-ins whose originals only the hook holds (judge.worker.torchgate).
+  The filter refuses installing signal handlers, memfd_create and any new socket.
 
 The sandbox adds the rest (judge.grading asks for it): a noexec scratch folder, so no library the learner
 compiles can be loaded, and Landlock, which allows no writes to /proc/self/mem. What stays possible is
