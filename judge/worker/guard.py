@@ -105,7 +105,8 @@ def arm(fd: int, max_frame: int, extra_modules=(), learner_names=(), trusted_fil
 
     allowed = frames.make_policy(classify, consumers_intact)
     gates = (reals, frames.make_stack_check(classify))
-    hook = _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, classify, roots, gates)
+    scratch = tuple(os.path.dirname(path) + os.sep for path in trusted_files)  # the probes' folder is the learner's
+    hook = _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, classify, roots, gates, scratch)
     sys.addaudithook(hook)
     _set_cloexec(fd)
     return seccomp_filter.fence(fd)
@@ -140,7 +141,7 @@ def _set_cloexec(fd: int) -> None:
     os.set_inheritable(fd, False)  # a program the learner executes must not inherit the channel; fenced from now on
 
 
-def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, classify, roots, gates,
+def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, classify, roots, gates, scratch,
                # Bound now: the learner may rebind the module-level and builtin names later.
                _type=type, _str=str, _len=len, _id=id, _getframe=sys._getframe, _ident=_thread.get_ident,
                _new_socket=_socket.socket, _gc_disable=gc.disable, _gc_enable=gc.enable, _gc_on=gc.isenabled,
@@ -167,6 +168,20 @@ def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, c
             return _getframe(2)
         finally:
             del busy[me]
+
+    def made_code_allowed(frame, name) -> bool:
+        """Code under a trusted file name (compile, code.replace) only with no learner code on the stack (a
+        trusted helper such as an importlib loader compiles any source under any name); marshalled code (no
+        name to read) from learner code never, and under learner code only from the judge's or the
+        interpreter's own bytecode files (a .pyc the learner wrote could carry any name)."""
+        if classify(frame)[0] == _learner:
+            return name is not None and not _trusted_name(name, roots)
+        if name is not None:
+            return not _trusted_name(name, roots) or no_learner(frame)
+        if no_learner(frame):
+            return True
+        bytecode = frame.f_locals.get("bytecode_path")  # importlib._bootstrap_external._compile_bytecode's
+        return _type(bytecode) is _str and bytecode.startswith(roots) and not bytecode.startswith(scratch)
 
     def judged(decide, *args):
         """decide(*args), with the audit events it raises itself passed through."""
@@ -233,8 +248,7 @@ def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, c
             if not judged(allowed, requester()):
                 raise _refuse("reading frames (the judge's own code runs in them)")
         elif event in _made_code or event in _loaded_code:  # learner code may not pass for the judge's
-            name = args[1] if event in _made_code else None
-            if judged(classify, requester())[0] == _learner and (name is None or _trusted_name(name, roots)):
+            if not judged(made_code_allowed, requester(), args[1] if event in _made_code else None):
                 raise _refuse("making code under the name of a file the judge trusts")
         elif event == "import" and _type(args[0]) is _str and args[0].startswith(_test_modules):
             raise _refuse("importing CPython's test modules (C helpers that bypass these checks)")
