@@ -5,7 +5,6 @@ from __future__ import annotations
 import gc
 import os
 import sys
-import types
 
 from judge.channel import MAX_FRAME, ChannelClosed, decode, encode
 from judge.checker.replies import ReplyRejected, check_reply
@@ -28,8 +27,8 @@ def serve(fds: list[int], payload: dict, _audit=sys.audit, _exit=os._exit, _gc_d
     # Probes load first, so the names they bind are torch's own, not ones the submission patched; the
     # table of probe functions is taken before the submission runs, read-only, and kept out of sys.modules.
     probes_module = load_module("probes", payload["probes_path"])
-    namespace = vars(probes_module)  # taken before the import; each call runs on a fresh copy (see _fresh_globals)
-    probes = (tuple(probe_table(probes_module)), tuple(namespace), tuple(namespace.values()), id(namespace))
+    # No mutable container: a read-only mapping can be unwrapped (`proxy == X()` hands X.__eq__ its dict).
+    probes = tuple(probe_table(probes_module).items())
     sys.modules.pop("probes", None)
     tampered = encode(TAMPERED)
     fence = guard.arm(fds[0], MAX_FRAME, extra_modules=(probes_module,), learner_names=(display,),
@@ -76,29 +75,16 @@ def probe_table(module) -> dict:
             if callable(fn) and not name.startswith("_") and getattr(fn, "__module__", None) == module.__name__}
 
 
-def _fresh_globals(keys: tuple, values: tuple, home: int, _dict=dict, _zip=zip, _type=type, _id=id,
-                   _function=types.FunctionType) -> dict:
-    """The probes module's namespace as it was before the import, in a new dict, with its functions rebuilt on it.
-
-    A probe's globals can be reached while it runs (dynamo hands a traced frame's globals to the learner's fake
-    kernel through InstructionTranslator.current_tx()); with a copy per call, a change made there or a
-    reference kept to it reaches no later probe. Classes defined in the probes keep the module's own dict."""
-    fresh = _dict(_zip(keys, values))
-    for key, value in _zip(keys, values):
-        if _type(value) is _function and _id(value.__globals__) == home:
-            copy = _function(value.__code__, fresh, value.__name__, value.__defaults__, value.__closure__)
-            copy.__kwdefaults__ = value.__kwdefaults__
-            fresh[key] = copy
-    return fresh
-
-
 def _call(probes: tuple, solution, request: dict, display: str, _describe=describe, _out_of_memory=is_out_of_memory,
-          _exit=os._exit, _type=type, _str=str, _fresh=_fresh_globals) -> dict:
-    names, keys, values, home = probes
+          _exit=os._exit, _type=type, _str=str) -> dict:
     wanted = request["probe"]
-    if _type(wanted) is not _str or wanted not in names:
+    probe = None
+    if _type(wanted) is _str:
+        for name, function in probes:
+            if name == wanted:
+                probe = function
+    if probe is None:
         return {"internal": f"no probe named {wanted!r}"}
-    probe = _fresh(keys, values, home)[wanted]
     try:
         return {"ok": probe(solution, *request["args"], **request["kwargs"])}
     except Exception as exc:  # noqa: BLE001 - the learner's exception is an observation, not a crash
