@@ -46,7 +46,10 @@ class LiveMarks:
 
 def print_report(console: Console, report: PublicReport, path: str) -> None:
     lang = report.lang
-    verdict = Text(f"{report.verdict.value}  {verdict_name(report.verdict, lang)}",
+    # The machine-readable name always (learners search for it); the translation only where it adds something.
+    name = verdict_name(report.verdict, lang)
+    shown = report.verdict.value if name.replace(" ", "_") == report.verdict.value else f"{report.verdict.value}  {name}"
+    verdict = Text(shown,
                    style=VERDICT_STYLE.get(report.verdict, "bold yellow"))
     counts = say("cli.counts", passed=report.passed, total=report.total, seconds=report.duration_s).get(lang)
     console.print(Text(say("cli.result").get(lang)) + verdict + Text(counts if report.total else ""))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from judge.checker.tiers import CPU, GPU
+from judge.tiers import CPU, GPU
 from judge.models import ProblemMeta
 from judge.settings import Settings
 
