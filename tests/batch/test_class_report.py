@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 
@@ -13,10 +12,8 @@ from judge.i18n import Text
 from judge.models import CaseResult, Outcome, Report, Verdict
 from judge.problems import ProblemSet
 from tests.batch.conftest import ARTIFACTS, FIXTURE
+from tests.needs import CHROMIUM, CHROMIUM_ARGS, need_chromium
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 def _row(student: str, verdict: Verdict, fails: set[str], flags=(), seconds=1.0) -> Row:
@@ -51,8 +48,7 @@ def test_aggregates_rank_the_check_the_class_missed_first():
 
 
 def test_class_report_renders_offline_in_chromium(tmp_path):
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")
+    need_chromium()
     from playwright.sync_api import sync_playwright
 
     problem = ProblemSet(FIXTURE.parent).get("900")

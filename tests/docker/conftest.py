@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.needs import missing
+
 collect_ignore_glob = ["fixtures/*"]
 DOCKER_ROOT = Path(os.environ.get("PRACTICE_TEST_DOCKER_ROOT", "/var/lib/practice-judge-docker"))
 EXEC_ROOT = Path("/run/pj-dockerd")  # short: dockerd's own sockets live here
@@ -34,9 +36,9 @@ def _ping(host: str) -> bool:
 
 def _start_dockerd() -> tuple[subprocess.Popen, str]:
     if not shutil.which("dockerd"):
-        pytest.skip("no docker engine: install docker.io (apt-get install -y docker.io) or set DOCKER_HOST")
+        missing("no docker engine: install docker.io (apt-get install -y docker.io) or set DOCKER_HOST")
     if os.geteuid() != 0:
-        pytest.skip("starting dockerd needs root; set DOCKER_HOST to an engine instead")
+        missing("starting dockerd needs root; set DOCKER_HOST to an engine instead")
     for folder in (DOCKER_ROOT / "data", EXEC_ROOT):
         folder.mkdir(parents=True, exist_ok=True)
     host = f"unix://{DOCKER_ROOT}/docker.sock"

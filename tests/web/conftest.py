@@ -14,11 +14,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.needs import CHROMIUM, CHROMIUM_ARGS, need_chromium
+
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(__file__).parent / "artifacts"  # screenshots (git-ignored)
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 
 SERVE = "import sys; from judge.commands import dispatch; sys.exit(dispatch(sys.argv[1:]))"  # = `judge serve`
@@ -90,8 +89,7 @@ def client(server):
 
 @pytest.fixture(scope="session")
 def browser_context():
-    if not Path(CHROMIUM).exists():
-        pytest.skip("Debian's chromium is not installed (apt-get install -y chromium)")
+    need_chromium()
     from playwright.sync_api import sync_playwright
 
     ARTIFACTS.mkdir(exist_ok=True)
