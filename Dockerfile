@@ -27,14 +27,15 @@ COPY sandbox sandbox
 # torch and the judge's dependencies in /opt/venv; the wheels folder stays in this stage only.
 FROM python-app AS deps-cpu
 ARG PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_TRUSTED_HOST
-ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
+ARG TORCH_INDEX_URL=
 COPY pyproject.toml .wh[l] /wheels/
 RUN pip install --find-links /wheels ${TORCH_INDEX_URL:+--extra-index-url $TORCH_INDEX_URL} torch==2.13.0 \
     && pip install --find-links /wheels '.[triton]' && pip uninstall -y practice-judge
 
 FROM python-app AS deps-gpu
 ARG PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_TRUSTED_HOST
-ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cu128
+# Required on GPU hosts: a package index (or --find-links wheels in .whl/) with CUDA-enabled torch==2.13.0.
+ARG TORCH_INDEX_URL=
 COPY pyproject.toml .wh[l] /wheels/
 RUN pip install --find-links /wheels ${TORCH_INDEX_URL:+--extra-index-url $TORCH_INDEX_URL} torch==2.13.0 \
     && pip install --find-links /wheels '.[triton]' && pip uninstall -y practice-judge

@@ -59,11 +59,28 @@ def _base(docker, suite: str, mirror: str, force: bool, say) -> str:
     return _timed(say, tag, lambda: _debootstrap_import(docker, tag, suite, mirror))
 
 
-def _debootstrap_import(docker, tag: str, suite: str, mirror: str) -> str:
+def host_apt_mirror() -> str | None:
+    """The first Debian mirror this host's apt uses (deb822 `URIs:` or a one-line `deb URL ...`), if any."""
+    for path in sorted(Path("/etc/apt").glob("sources.list.d/*.sources")) + [Path("/etc/apt/sources.list")]:
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            continue
+        for line in lines:
+            words = line.split()
+            if words[:1] == ["URIs:"] and len(words) > 1 and not words[1].endswith("-security"):
+                return words[1]
+            if words[:1] == ["deb"] and len(words) > 2 and not words[1].startswith("["):
+                return words[1]
+    return None
+
+
+def _debootstrap_import(docker, tag: str, suite: str, mirror: str | None) -> str:
+    mirror = mirror or host_apt_mirror()  # the registry apt reaches here; None: debootstrap's own default
     with tempfile.TemporaryDirectory(prefix="pj-base-", dir="/var/tmp") as work:
         root = Path(work) / "rootfs"
-        subprocess.run(["debootstrap", "--variant=minbase", suite, str(root), mirror], check=True,
-                       stdout=subprocess.DEVNULL)
+        subprocess.run(["debootstrap", "--variant=minbase", suite, str(root), *([mirror] if mirror else [])],
+                       check=True, stdout=subprocess.DEVNULL)
         with open(root / "etc/passwd", "a") as fh:
             fh.write(USER_LINE)
         with open(root / "etc/group", "a") as fh:

@@ -8,6 +8,7 @@ apt-get install -y --no-install-recommends python3.11 python3.11-venv python3.11
 PYTHON="$(command -v python3.11 || command -v python3)"
 "$PYTHON" -m venv /autograder/venv
 /autograder/venv/bin/pip install --upgrade pip
-# The CPU build of torch (PyPI's default on Linux is a CUDA build of several GB), then the judge itself.
-/autograder/venv/bin/pip install "torch==2.13.0" --index-url https://download.pytorch.org/whl/cpu
+# torch at the judge's pinned version (TORCH_INDEX_URL, if set, names an index with its CPU build: the
+# default index's Linux build bundles CUDA and is several GB), then the judge itself.
+/autograder/venv/bin/pip install "torch==2.13.0" ${TORCH_INDEX_URL:+--index-url "$TORCH_INDEX_URL"}
 /autograder/venv/bin/pip install /autograder/source
