@@ -84,6 +84,11 @@ class Judge:
     def versions(self) -> dict[str, str]:
         return judge_versions()
 
+    def warm(self) -> "Judge":
+        """Start the warm parents now (seconds), so that the first judgement does not pay for them."""
+        self._warm()
+        return self
+
     def _warm(self) -> ZygoteClient:
         """The checker zygote, with the local runner's worker zygote started beside it."""
         with self._lock:

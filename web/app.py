@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI, Request
@@ -33,6 +34,13 @@ async def judge_error(request: Request, exc: JudgeError) -> JSONResponse:
     return JSONResponse({"detail": error_text(exc, lang)}, status_code=status, headers=headers)
 
 
+def _warm_quietly(core) -> None:
+    try:
+        core.warm()
+    except Exception:  # noqa: BLE001 - a failed warm-up is retried by the first judgement, which reports it
+        log.exception("warming the judge failed")
+
+
 def create_app(settings: WebSettings | None = None, judge=None) -> FastAPI:
     """judge: any object with grade/problem/problems/settings (tests pass a fake); default a warm Judge."""
     settings = settings or WebSettings()
@@ -45,6 +53,8 @@ def create_app(settings: WebSettings | None = None, judge=None) -> FastAPI:
         core = judge or Judge()
         service = WebService(settings, core)
         app.state.service = service
+        if own:  # start the warm parents in the background: the first learner should not wait for them
+            threading.Thread(target=_warm_quietly, args=(core,), name="judge-warm", daemon=True).start()
         resumed = service.resume()
         if resumed:
             log.warning("re-queued %d submissions left unfinished by the last run", resumed)
