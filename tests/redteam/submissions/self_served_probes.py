@@ -1,4 +1,4 @@
-# expect: wrong_answer
+# expect: wrong_answer|compile_error
 # Attack 02b (no hijack of _call): a WRONG solution (kv_write declares mutates_args=(), the chapter's bug: compiled writes
 # are dropped) that would serve the checker itself from import time: it opens the inherited socket, loads its own copy of
 # probes.py from scratch, answers the handshake and every probe, and forges the observations that would reveal the bug.
