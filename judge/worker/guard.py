@@ -169,15 +169,15 @@ def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, c
         finally:
             del busy[me]
 
-    def made_code_allowed(frame, name) -> bool:
-        """Code under a trusted file name (compile, code.replace) only with no learner code on the stack (a
-        trusted helper such as an importlib loader compiles any source under any name); marshalled code (no
-        name to read) from learner code never, and under learner code only from the judge's or the
+    def made_code_allowed(frame, named, name) -> bool:
+        """Code under a trusted file name (compile, code.replace) not from learner code (trusted helpers
+        that compile under the learner's stack, such as triton's interpreter, are let be); marshalled code
+        (no name to read) from learner code never, and under learner code only from the judge's or the
         interpreter's own bytecode files (a .pyc the learner wrote could carry any name)."""
         if classify(frame)[0] == _learner:
-            return name is not None and not _trusted_name(name, roots)
-        if name is not None:
-            return not _trusted_name(name, roots) or no_learner(frame)
+            return named and not _trusted_name(name, roots)
+        if named:
+            return True
         if no_learner(frame):
             return True
         bytecode = frame.f_locals.get("bytecode_path")  # importlib._bootstrap_external._compile_bytecode's
@@ -248,7 +248,7 @@ def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, c
             if not judged(allowed, requester()):
                 raise _refuse("reading frames (the judge's own code runs in them)")
         elif event in _made_code or event in _loaded_code:  # learner code may not pass for the judge's
-            if not judged(made_code_allowed, requester(), args[1] if event in _made_code else None):
+            if not judged(made_code_allowed, requester(), event in _made_code, args[1] if event in _made_code else None):
                 raise _refuse("making code under the name of a file the judge trusts")
         elif event == "import" and _type(args[0]) is _str and args[0].startswith(_test_modules):
             raise _refuse("importing CPython's test modules (C helpers that bypass these checks)")
