@@ -31,8 +31,11 @@ TINY = {
         wall_s = 60
         """,
     "starter.py": "def add(a, b):\n    raise NotImplementedError\n",
-    "solutions/reference.py": "import torch\n\ndef add(a, b):\n    return torch.compile(lambda x, y: x + y, backend='aot_eager')(a, b)\n",
-    "tests/probes.py": "def add(solution, a, b):\n    return solution.add(a, b)\n",
+    # torch.compile runs in the probe: the worker's guard refuses dynamo's frame hooks to learner code
+    # (judge/worker/torchgate.py), so a compile a judgement needs is the probe's.
+    "solutions/reference.py": "def add(a, b):\n    return a + b\n",
+    "tests/probes.py": ("import torch\n\ndef add(solution, a, b):\n"
+                        "    return torch.compile(lambda x, y: solution.add(x, y), backend='aot_eager')(a, b)\n"),
     "tests/test_public.py": """
         import torch
 
