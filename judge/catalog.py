@@ -53,6 +53,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "import.hint.complex": ("提示：把嵌套很深的表达式拆成几步。", "hint: split the deeply nested expression into steps."),
     "where": ("（{file} 第 {line} 行）", " ({file} line {line})"),
     # per-test messages
+    # The worker's guard writes its refusals in English (they are raised inside the learner's code); the checker
+    # puts this phrase into Chinese for the zh side.
+    "worker.refused": ("判题环境不允许这样做", "not allowed in the judge's worker"),
     "case.raised": ("你的代码抛出了 {error}{where}", "Your code raised {error}{where}"),
     "case.probe_raised": ("{hint}：{error}{where}", "{hint}: {error}{where}"),
     "case.tampered": ("你的代码改动了判题程序所依赖的代码（torch、判题器或内置函数的绑定，或留下了未退出的 torch 模式），"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge.catalog import say
+from judge.catalog import MESSAGES, say
 from judge.checker.errors import LearnerError, Tampered, WorkerLost
 from judge.checker.remote import ImportFailed
 from judge.feedback import as_text, decode, msg
@@ -30,7 +30,7 @@ def where(display_name: str, line: int | None) -> Text | str:
 
 def import_failure(error: dict, display_name: str) -> Text:
     """One line: what stopped the import, and where (the judge adds the source line and a hint)."""
-    return say("import.failed", error=error_line(str(error.get("type")), str(error.get("message"))),
+    return say("import.failed", error=error_text(str(error.get("type")), str(error.get("message"))),
                where=where(display_name, error.get("learner_line")))
 
 
@@ -38,7 +38,7 @@ def case_message(exc: BaseException, display_name: str) -> Text:
     if isinstance(exc, CaseFailed):
         return exc.text
     if isinstance(exc, LearnerError):
-        return say("case.raised", error=error_line(exc.type_name, exc.message), where=where(display_name, exc.learner_line))
+        return say("case.raised", error=error_text(exc.type_name, exc.message), where=where(display_name, exc.learner_line))
     if isinstance(exc, Tampered):
         return say("case.tampered")
     if isinstance(exc, WorkerLost):
@@ -71,8 +71,15 @@ def learner_failure(hint, exc: LearnerError, display_name: str) -> str:
 
 
 def probe_failure(hint, exc: LearnerError, display_name: str) -> Text:
-    return say("case.probe_raised", hint=as_text(hint), error=error_line(exc.type_name, exc.message),
+    return say("case.probe_raised", hint=as_text(hint), error=error_text(exc.type_name, exc.message),
                where=where(display_name, exc.learner_line))
+
+
+def error_text(type_name: str, message: str) -> Text:
+    """error_line in both languages: the worker's refusals, written in English, read in Chinese on the zh side."""
+    line = error_line(type_name, message)
+    zh, en = MESSAGES["worker.refused"]
+    return Text(zh=line.replace(en, zh), en=line)
 
 
 def error_line(type_name: str, message: str) -> str:

@@ -45,6 +45,7 @@ try:
 except ImportError:  # Windows: no rlimits, and no fence to work around
     resource = None
 
+from judge.catalog import MESSAGES
 from judge.channel import HEADER
 from judge.worker import frames, integrity, torchgate
 from sandbox import seccomp_filter
@@ -72,8 +73,11 @@ class GuardRefused(PermissionError):
     """Raised in the learner's code for an operation the judge's worker does not allow."""
 
 
+_REFUSED = MESSAGES["worker.refused"][1]
+
+
 def _refuse(what: str) -> GuardRefused:
-    return GuardRefused(f"判题环境不允许这样做：{what} (not allowed in the judge's worker)")
+    return GuardRefused(f"{_REFUSED}: {what}")
 
 
 def _report(where: str, _write=os.write) -> None:
