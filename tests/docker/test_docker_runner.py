@@ -15,9 +15,8 @@ from tests.redteam.test_redteam import Attack
 pytestmark = [pytest.mark.docker, pytest.mark.slow, pytest.mark.timeout(1800)]
 REDTEAM = Path(__file__).resolve().parent.parent / "redteam" / "submissions"
 PROBLEM = Path(__file__).resolve().parent.parent.parent / "problems" / "100-custom-op"
-# A representative subset of the wrong solutions (one per kind of mistake; the whole set takes ~5 min more).
-WRONG = ["syntax_error", "registration_error_at_import", "wrong_namespace", "rms_no_fake", "rms_fake_wrong_shape",
-         "rms_backward_wrong_formula", "kv_mutates_args_empty", "kv_rebinds_instead_of_writing"]
+# Every known-wrong solution (each declares its verdict on its first line), as the "done when" asks.
+WRONG = sorted(p.stem for p in (PROBLEM / "solutions" / "wrong").glob("*.py"))
 INFINITE_LOOP = "import time\nwhile True:\n    time.sleep(0)\n"
 # Containment cases of the red-team corpus: network, processes, memory, files, output, time, the parent.
 CONTAINMENT = ["network_tcp_udp", "fork_bomb", "memory_30gb_at_once", "write_outside_scratch", "detached_grandchild",
@@ -42,6 +41,9 @@ def test_same_verdict_as_the_local_runner(docker_judge, judge, name, source):
     local, boxed = judge.grade("100", source), docker_judge.grade("100", source)
     assert boxed.verdict == local.verdict, f"{name}: docker {boxed.verdict} ({boxed.detail[-800:]}), local {local.verdict}"
     assert [c.outcome for c in boxed.cases] == [c.outcome for c in local.cases]
+    declared = source.splitlines()[0].removeprefix("# expect:").strip() if name in WRONG else None
+    if declared:
+        assert boxed.verdict.value == declared, f"{name}: docker gives {boxed.verdict.value}, it declares {declared}"
     if name == "reference":
         assert boxed.verdict == Verdict.accepted
         assert boxed.run.layers["network"].startswith("active") and boxed.run.layers["landlock"] == "active"
