@@ -6,6 +6,8 @@ import json
 import secrets
 from http.cookies import SimpleCookie
 
+from starlette.exceptions import HTTPException
+
 LEARNER_COOKIE = "practice_learner"
 LANG_COOKIE = "practice_lang"  # set by the page's zh/en switch (readable by the page's script)
 CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
@@ -57,7 +59,22 @@ class WebMiddleware:
                 message = {**message, "headers": headers}
             await send(message)
 
-        await self.app(scope, receive, send_with_headers)
+        await self.app(scope, self._capped(receive), send_with_headers)
+
+    def _capped(self, receive):
+        """receive() that counts body bytes as they stream in: a chunked body has no Content-Length to check."""
+        seen = 0
+
+        async def capped():
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_body:  # raised inside the route: the app's handler answers 413
+                    raise HTTPException(413, f"the request body is over {self.max_body} bytes")
+            return message
+
+        return capped
 
     def _too_large(self, scope) -> bool:
         for name, value in scope.get("headers", ()):

@@ -113,6 +113,15 @@ def test_malformed_and_oversized_bodies(client):
     assert client.post("/api/submissions", content=lone_surrogate, headers={"content-type": "application/json"}).status_code == 422
 
 
+def test_chunked_body_without_length_is_capped_while_it_streams(client):
+    def chunks():  # no Content-Length: httpx sends it chunked, so only counting the stream can refuse it
+        for _ in range(64):
+            yield b"x" * (64 << 10)
+
+    response = client.post("/api/submissions", content=chunks(), headers={"content-type": "application/json"})
+    assert response.status_code == 413 and "over" in response.json()["detail"]
+
+
 def test_unknown_things_are_404(client):
     assert client.get("/api/problems/999").status_code == 404
     assert client.get("/api/submissions/nope").status_code == 404
