@@ -85,8 +85,13 @@ class Attack:
         return self.path.stem
 
     def source(self, canary: str, path_mark: str) -> str:
-        text = self.path.read_text(encoding="utf-8")
+        text = INCLUDE.sub(lambda m: (HERE / "includes" / m[1]).read_text(encoding="utf-8"),
+                           self.path.read_text(encoding="utf-8"))
         return text.replace("@@CANARY@@", canary).replace("@@PATHMARK@@", path_mark) + f"\n# {canary}\n"
+
+
+# A submission is judged as one file, so parts several attacks share are spliced in from includes/.
+INCLUDE = re.compile(r"^# @@INCLUDE ([A-Za-z0-9_]+\.py)@@\n", re.M)
 
 
 ATTACKS = [Attack.load(p) for p in SUBMISSIONS]
