@@ -22,12 +22,12 @@ import httpx
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from judge.server_client import follow, submit  # noqa: E402
+from judge.cli.server_client import follow, submit  # noqa: E402
 
 EX100 = REPO / "problems" / "100-custom-op" / "solutions"
 CASES = [("accepted", (EX100 / "reference.py").read_text()),
          ("wrong_answer", (EX100 / "wrong" / "rms_ignores_eps.py").read_text())]
-SERVE = "import sys; from judge.commands import dispatch; sys.exit(dispatch(sys.argv[1:]))"
+SERVE = "import sys; from judge.cli.subcommands import dispatch; sys.exit(dispatch(sys.argv[1:]))"
 
 
 def start_server(data_dir: str, workers: int) -> tuple[subprocess.Popen, str]:

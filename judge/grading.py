@@ -16,7 +16,7 @@ from judge.events import CaseFinished, Collected, Done, EventSink
 from judge.models import CaseResult, Report
 from judge.problems import Problem
 from judge.runners import Runner, WorkerLaunch
-from judge.runners import select
+from judge.runners import plan as tier_plans
 from judge.settings import Settings
 from sandbox import JobFacts, JobSpec, ZygoteClient
 from sandbox.host import LAYERS
@@ -27,9 +27,9 @@ CHECKER_GRACE_S = 30  # the checker outlives the worker's limit by this much to 
 def grade_once(problem: Problem, source: str, mode: str, runners: Callable[[str], Runner],
                checker_zygote: ZygoteClient, display_name: str, settings: Settings,
                on_event: EventSink | None) -> Report:
-    """runners(key) gives the warm runner named by the problem's tier plan (judge.runners.select)."""
+    """runners(key) gives the warm runner named by the problem's tier plan (judge.runners.plan)."""
     emit = on_event or (lambda event: None)
-    plan = select.plan(problem.meta, settings)
+    plan = tier_plans.plan(problem.meta, settings)
     relay = Relay(emit)
     results = [_one_pass(problem, source, mode, runners(step.runner), checker_zygote, display_name, settings,
                          step, plan.skipped, relay) for step in plan.passes]
@@ -43,7 +43,7 @@ def grade_once(problem: Problem, source: str, mode: str, runners: Callable[[str]
 
 
 def _one_pass(problem: Problem, source: str, mode: str, runner: Runner, checker_zygote: ZygoteClient,
-              display_name: str, settings: Settings, step: select.Pass, skipped: tuple[str, ...],
+              display_name: str, settings: Settings, step: tier_plans.Pass, skipped: tuple[str, ...],
               relay: "Relay") -> tuple[CheckerLog, JobFacts]:
     limits = problem.meta.limits
     deadline = time.time() + limits.wall_s

@@ -15,6 +15,7 @@ from judge.models import Fault, Report, Verdict
 from judge.precheck import not_compiled, syntax_error
 from judge.problems import Problem, ProblemSet
 from judge.runners import Runner
+from judge.runners.base import WORKER_PRELOAD
 from judge.runners.make import make_runner
 from judge.settings import Settings
 from judge.versions import judge_versions
@@ -22,12 +23,6 @@ from judge.source import check_source
 from sandbox import ZygoteClient
 from sandbox.client import fork_unsafe
 
-# What the problems' probes import (torch's testing and tracing helpers): trusted torch code, imported
-# once in the zygote instead of once per job (about 0.25 s each time here).
-PROBE_IMPORTS = ["torch.library", "torch.testing._internal.optests", "torch._subclasses.fake_tensor",
-                 "torch.autograd.gradcheck", "torch._dynamo.testing", "torch.fx.experimental.symbolic_shapes",
-                 "torch.utils._python_dispatch"]
-WORKER_PRELOAD = ["torch", "torch._dynamo", *PROBE_IMPORTS, "judge.channel", "judge.worker.main", "judge.worker.observe"]
 CHECKER_PRELOAD = ["torch", "torch._dynamo", "pytest", "judge.checker.run"]
 
 
@@ -39,7 +34,7 @@ class Judge:
         self.problem_set = ProblemSet(self.settings.problems_dir)
         self._zygotes: tuple[ZygoteClient, ZygoteClient] | None = None
         self._lock = threading.Lock()
-        self._runners: dict[str, Runner] = {}  # by key of judge.runners.select; local ones wrap the worker zygote
+        self._runners: dict[str, Runner] = {}  # by key of judge.runners.plan; local ones wrap the worker zygote
         self._runner_lock = threading.Lock()
 
     def problems(self) -> list[Problem]:
@@ -103,7 +98,7 @@ class Judge:
             return self._zygotes[1]
 
     def _runner(self, key: str) -> Runner:
-        """The warm runner for a tier plan's key (judge.runners.select), started on first use."""
+        """The warm runner for a tier plan's key (judge.runners.plan), started on first use."""
         with self._runner_lock:
             runner = self._runners.get(key)
             if runner is None or not runner.alive:

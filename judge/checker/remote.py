@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from judge.channel import Channel, ChannelClosed
 from judge.checker.errors import LearnerError, Tampered, WorkerLost
-from judge.checker.replies import ReplyRejected, check_reply
+from judge.replies import ReplyRejected, check_reply
 from judge.textsafe import valid
 
 TAMPERED = "the worker's guard found the judge's own code changed"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import queue
 import threading
 
-from judge.runners.base import RunnerPolicy, WorkerLaunch, WorkerRun, worker_spec, write_scratch
+from judge.runners.base import WORKER_PRELOAD, RunnerPolicy, WorkerLaunch, WorkerRun, worker_spec, write_scratch
 from judge.settings import Settings
 from sandbox.docker import ROLE_LABEL, ContainerSpec, ContainerZygote, client, describe_host
 
@@ -80,8 +80,6 @@ def newest_cpu_image() -> str:
 
 
 def cpu_runner(settings: Settings) -> DockerRunner:
-    from judge.service import WORKER_PRELOAD  # noqa: PLC0415 - one preload list for every worker zygote
-
     image = settings.docker_image or newest_cpu_image()
     specs = [ContainerSpec(image=image, preload=tuple(WORKER_PRELOAD), memory_bytes=settings.docker_memory_mib << 20,
                            name=f"cpu{slot}") for slot in range(settings.docker_slots)]
@@ -89,8 +87,6 @@ def cpu_runner(settings: Settings) -> DockerRunner:
 
 
 def gpu_runner(settings: Settings) -> DockerRunner:
-    from judge.service import WORKER_PRELOAD  # noqa: PLC0415
-
     specs = [ContainerSpec(image=settings.gpu_image, preload=tuple(WORKER_PRELOAD), gpu=device, scratch_exec=True,
                            memory_bytes=settings.docker_memory_mib << 20, scratch_bytes=2 << 30, name=f"gpu{device}")
              for device in settings.gpu_devices]

@@ -1,10 +1,10 @@
-"""Build the runner a tier plan names (judge.runners.select); the container runners import the docker SDK lazily."""
+"""Build the runner a tier plan names (judge.runners.plan); the container runners import the docker SDK lazily."""
 
 from __future__ import annotations
 
 from judge.runners.base import Runner
 from judge.runners.local import LocalRunner
-from judge.runners.select import DOCKER, GPU_DOCKER, GPU_LOCAL, LOCAL
+from judge.runners.plan import DOCKER, GPU_DOCKER, GPU_LOCAL, LOCAL
 from judge.settings import Settings
 from sandbox import ZygoteClient
 

@@ -7,7 +7,7 @@ import os
 import sys
 
 from judge.channel import MAX_FRAME, ChannelClosed, decode, encode
-from judge.checker.replies import ReplyRejected, check_reply
+from judge.replies import ReplyRejected, check_reply
 from judge.worker import guard
 from judge.worker.learner import describe, is_out_of_memory, load_module
 from sandbox.base import EXIT_MEMORY

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from judge.commands import dispatch
+from judge.cli.subcommands import dispatch
 from tests.batch.conftest import FIXTURE, REFERENCE, write_tree
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def test_help_lists_both_commands_without_importing_torch():
-    code = ("import sys; from judge.commands import build_parser; p = build_parser(); "
+    code = ("import sys; from judge.cli.subcommands import build_parser; p = build_parser(); "
             "p.parse_args(['grade', '100', 'x', '--out', 'y']); print('torch' in sys.modules, 'copydetect' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO).stdout
     assert out.split() == ["False", "False"]

@@ -6,7 +6,7 @@ import pytest
 
 from judge import Judge
 from judge.models import Outcome, Verdict
-from judge.runners import select
+from judge.runners import plan as tier_plans
 from judge.settings import Settings
 
 pytestmark = pytest.mark.slow
@@ -41,10 +41,10 @@ def test_cpu_tier_failure_is_still_wrong_answer(tier_judge):
 
 def test_plan_names_runners_and_reasons():
     meta = Judge(Settings(problems_dir=PROBLEMS)).problem("950").meta
-    alone = select.plan(meta, Settings(gpu_runner=""))
+    alone = tier_plans.plan(meta, Settings(gpu_runner=""))
     assert alone.skipped == ("gpu",) and [p.runner for p in alone.passes] == ["local"]
     assert alone.passes[0].env == {"TRITON_INTERPRET": "1"} and "no GPU runner" in alone.why
-    both = select.plan(meta, Settings(sandbox="docker", gpu_runner="docker"))
+    both = tier_plans.plan(meta, Settings(sandbox="docker", gpu_runner="docker"))
     assert [(p.runner, p.run_tiers) for p in both.passes] == [("docker", ("cpu",)), ("gpu-docker", ("gpu",))]
     assert both.skipped == ()
 

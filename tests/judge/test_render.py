@@ -5,7 +5,7 @@ from rich.console import Console
 from judge.catalog import say
 from judge.i18n import Text
 from judge.models import CaseResult, Outcome, Report, Verdict
-from judge.render import case_lines, print_report
+from judge.cli.render import case_lines, print_report
 
 
 def report(verdict, cases, message=Text()):

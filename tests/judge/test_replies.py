@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from judge.channel import HEADER, MAX_PICKLE, Channel, ChannelClosed, TooCostly, decode, encode
-from judge.checker.replies import ReplyRejected, check_reply
+from judge.replies import ReplyRejected, check_reply
 
 
 def test_plain_data_and_tensors_pass():

@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(__file__).parent / "artifacts"  # screenshots (git-ignored)
 
 
-SERVE = "import sys; from judge.commands import dispatch; sys.exit(dispatch(sys.argv[1:]))"  # = `judge serve`
+SERVE = "import sys; from judge.cli.subcommands import dispatch; sys.exit(dispatch(sys.argv[1:]))"  # = `judge serve`
 
 
 def free_port() -> int:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import httpx
 
-from judge.server_client import sse_events
+from judge.cli.server_client import sse_events
 
 REPO = Path(__file__).resolve().parents[2]
 EX100 = REPO / "problems" / "100-custom-op"

@@ -9,7 +9,7 @@ import sys
 from judge.catalog import say
 from judge.errors import JudgeError, ProblemInvalid
 from judge.settings import Settings
-from judge.terminal import (EXIT_USAGE, LANG_HELP, SERVER_HELP, internal_error_report, list_problems, print_error,
+from judge.cli.terminal import (EXIT_USAGE, LANG_HELP, SERVER_HELP, internal_error_report, list_problems, print_error,
                             run_problem)
 
 
@@ -60,10 +60,7 @@ def practice_main(argv: list[str] | None = None) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """`judge run|list|doctor|check|new|serve ...`"""
-    from judge import commands  # noqa: PLC0415
+    from judge.cli import subcommands  # noqa: PLC0415
 
-    return commands.dispatch(argv)
+    return subcommands.dispatch(argv)
 
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -5,16 +5,15 @@ from __future__ import annotations
 import json
 import re
 import sys
-from pathlib import Path
 
 import httpx
-from rich.console import Console
 
 from judge.events import CaseFinished, Collected, Done
 from judge.models import PublicReport, Verdict
-from judge.render import LiveMarks, print_report
+from judge.cli.learner_files import LearnerFiles
+from judge.cli.learner_io import EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE, announce, consoles, learner_target, read_submission
+from judge.cli.render import LiveMarks, print_report
 
-EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
 RECONNECTS = 5
 SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}\.py$")  # the file names the server accepts for its messages
 
@@ -86,11 +85,9 @@ def follow(client: httpx.Client, submission_id: str, lang: str, on_event) -> Pub
 
 
 def run_remote(problem_id: str, path: str | None, as_json: bool, public: bool, server: str, settings) -> int:
-    """judge.terminal.run_problem's output and exit status, judged by the server at `server`."""
+    """judge.cli.terminal.run_problem's output and exit status, judged by the server at `server`."""
     from judge.problems import ProblemSet  # noqa: PLC0415
-    from judge.progress import LearnerFiles  # noqa: PLC0415
     from judge.source import check_source  # noqa: PLC0415
-    from judge.terminal import announce, consoles, learner_target, read_submission  # noqa: PLC0415
 
     lang, (out, err) = settings.lang, consoles()
     files = LearnerFiles(settings.solutions_dir, lang)

@@ -6,7 +6,7 @@ import argparse
 
 from judge.errors import JudgeError
 from judge.settings import Settings
-from judge.terminal import EXIT_USAGE, LANG_HELP, SERVER_HELP, list_problems, print_error, run_problem
+from judge.cli.terminal import EXIT_USAGE, LANG_HELP, SERVER_HELP, list_problems, print_error, run_problem
 
 
 def _run(args, settings: Settings) -> int:
@@ -18,13 +18,13 @@ def _list(args, settings: Settings) -> int:
 
 
 def _check(args, settings: Settings) -> int:
-    from judge.checking import run_checks  # noqa: PLC0415
+    from judge.cli.checking import run_checks  # noqa: PLC0415
 
     return run_checks(settings, args.problem, args.all)
 
 
 def _new(args, settings: Settings) -> int:
-    from judge.scaffold import scaffold  # noqa: PLC0415
+    from judge.cli.scaffold import scaffold  # noqa: PLC0415
 
     folder = scaffold(settings.problems_dir, args.id, args.slug)
     print(f"created {folder}; fill in the TODOs, then run: judge check {args.id}")
@@ -32,7 +32,7 @@ def _new(args, settings: Settings) -> int:
 
 
 def _doctor(args, settings: Settings) -> int:
-    from judge.doctor import run_doctor  # noqa: PLC0415
+    from judge.cli.doctor import run_doctor  # noqa: PLC0415
 
     return run_doctor(settings, live=not args.no_live, as_json=args.json)
 

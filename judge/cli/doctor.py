@@ -49,14 +49,14 @@ def _live_check(settings: Settings) -> tuple[list[tuple[str, str]], dict[str, st
 def _runner_rows(settings: Settings) -> list[tuple[str, str]]:
     """Which runner judges each problem (and each tier), and why."""
     from judge.problems import ProblemSet  # noqa: PLC0415
-    from judge.runners import select  # noqa: PLC0415
+    from judge.runners import plan as tier_plans  # noqa: PLC0415
 
     try:
         problems = ProblemSet(settings.problems_dir).all()
     except Exception as exc:  # noqa: BLE001 - the doctor reports, it does not crash
         return [("problems", f"could not be loaded: {exc}")]
     docker_host = os.environ.get("DOCKER_HOST", "the default socket")
-    rows = [(f"{p.id}-{p.meta.slug}", select.plan(p.meta, settings).why) for p in problems]
+    rows = [(f"{p.id}-{p.meta.slug}", tier_plans.plan(p.meta, settings).why) for p in problems]
     return rows + [("docker engine", f"{docker_host} (used by the docker runners only)")]
 
 

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import shutil
 import sys
-from pathlib import Path
 
 from rich.console import Console
 
@@ -13,41 +11,16 @@ from judge.catalog import say
 from judge.errors import JudgeError
 from judge.i18n import Lang
 from judge.models import Verdict
-from judge.progress import LearnerFiles
-from judge.render import LiveMarks, print_report
+from judge.cli.learner_files import LearnerFiles
+from judge.cli.learner_io import (EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE, announce,
+                                  consoles, learner_target, read_submission)
+from judge.cli.render import LiveMarks, print_report
 from judge.settings import Settings
-
-EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
-LANG_HELP = "language of everything printed: zh (default, or $PRACTICE_LANG) or en"
-SERVER_HELP = "judge on this judge server (its web API, e.g. http://host:8000) instead of on this machine"
-
-
-class UsageError(JudgeError):
-    pass
-
-
-def read_submission(path: Path, limit: int) -> bytes:
-    """The file's bytes, or a UsageError (both languages) saying why it cannot be judged."""
-    if path.is_dir():
-        raise UsageError(say("usage.is_dir", path=path))
-    if not path.is_file():
-        raise UsageError(say("usage.no_file", path=path))
-    size = path.stat().st_size
-    if size > limit:
-        raise UsageError(say("source.too_big", size=size, limit=limit))
-    return path.read_bytes()
-
-
-def consoles() -> tuple[Console, Console]:
-    """stdout and stderr consoles; learner text is never markup."""
-    return (Console(soft_wrap=True, markup=False, highlight=False),
-            Console(stderr=True, soft_wrap=True, markup=False, highlight=False))
-
 
 def run_problem(problem_id: str, path: str | None, as_json: bool, public: bool, settings: Settings,
                 server: str | None = None) -> int:
     if server:  # judged by a judge server's web API, printed the same way
-        from judge.server_client import run_remote  # noqa: PLC0415 - httpx only when asked for
+        from judge.cli.server_client import run_remote  # noqa: PLC0415 - httpx only when asked for
 
         return run_remote(problem_id, path, as_json, public, server, settings)
     from judge.service import Judge  # noqa: PLC0415 - keeps `--help` and `--list` instant
@@ -73,22 +46,6 @@ def run_problem(problem_id: str, path: str | None, as_json: bool, public: bool, 
     if report.verdict == Verdict.internal_error:
         return EXIT_USAGE
     return EXIT_ACCEPTED if report.verdict == Verdict.accepted else EXIT_REJECTED
-
-
-def learner_target(problem, path: str | None, files: LearnerFiles, err: Console, lang: Lang) -> Path:
-    """The file to judge: PATH, or the learner's own file, created from the starter (and said so) if missing."""
-    target = Path(path) if path else files.path(problem)
-    if path is None and not target.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(problem.starter_path, target)
-        err.print(say("cli.starter_created", path=target, id=problem.id).get(lang))
-    return target
-
-
-def announce(err: Console, problem, target: Path, public: bool, lang: Lang) -> None:
-    """'Judging 100 (title): path' in the reader's language."""
-    title = problem.meta.title.en if lang == "en" else problem.meta.title.zh
-    err.print(say("cli.judging_public" if public else "cli.judging", id=problem.id, title=title, path=target).get(lang))
 
 
 def _notices(err: Console, report, lang: Lang) -> None:
