@@ -25,14 +25,17 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from judge import Judge  # noqa: E402
-from judge.batch.grade import grade_class  # noqa: E402
-from judge.problems import EXPECT  # noqa: E402
-from judge.settings import Settings  # noqa: E402
+from judge import Judge
+from judge.batch.grade import grade_class
+from judge.problems import EXPECT
+from judge.settings import Settings
 
-BROKEN = {"broken_empty": (b"", "rejected"), "broken_binary": (b"\x7fELF\x02\x01\x01\x00" * 64, "rejected"),
-          "broken_latin1": ("# café\nimport torch\n".encode("latin-1"), "rejected"),
-          "broken_10mb": (b"# padding line\n" * 700_000, "rejected")}
+BROKEN = {
+    "broken_empty": (b"", "rejected"),
+    "broken_binary": (b"\x7fELF\x02\x01\x01\x00" * 64, "rejected"),
+    "broken_latin1": ("# café\nimport torch\n".encode("latin-1"), "rejected"),
+    "broken_10mb": (b"# padding line\n" * 700_000, "rejected"),
+}
 
 
 def build_class(folder: Path, problem, size: int) -> dict[str, str]:
@@ -79,8 +82,11 @@ def cached_rerun(classroom: Path, out: Path, settings) -> tuple[float, subproces
         missed = [r["student"] for r in records if r["report"] and not r["cached"]]
         if not missed:
             return seconds, rerun
-        print(f"note: the re-run judged {len(missed)} submissions again (the problem's files changed during the "
-              "bench?)" + ("; timing it once more" if attempt == 1 else ""), file=sys.stderr)
+        print(
+            f"note: the re-run judged {len(missed)} submissions again (the problem's files changed during the "
+            "bench?)" + ("; timing it once more" if attempt == 1 else ""),
+            file=sys.stderr,
+        )
     return seconds, rerun
 
 
@@ -105,13 +111,17 @@ def main() -> int:
         one = timed_grade(judge, settings, classroom, work / "out-jobs1", 1)
         two = timed_grade(judge, settings, classroom, work / "out-jobs2", 2)
     cached, rerun = cached_rerun(classroom, work / "out-jobs2", settings)
-    print(f"class: {len(expected)} students, {judged} judged, {len(expected) - judged} broken files; "
-          f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}")
+    print(
+        f"class: {len(expected)} students, {judged} judged, {len(expected) - judged} broken files; "
+        f"machine: {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}"
+    )
     print(f"--jobs 1: {one:7.1f} s  {one / judged:5.2f} s per judged submission")
     print(f"--jobs 2: {two:7.1f} s  {two / judged:5.2f} s per judged submission")
     print(f"throughput --jobs 2 / --jobs 1: {one / two:.2f}x  (aim >= 1.7x)")
-    print(f"cached re-run (a fresh `judge grade` process): {cached:.1f} s = {cached / two:.3f} of the first "
-          f"--jobs 2 run (target < 0.25); exit {rerun.returncode}")
+    print(
+        f"cached re-run (a fresh `judge grade` process): {cached:.1f} s = {cached / two:.3f} of the first "
+        f"--jobs 2 run (target < 0.25); exit {rerun.returncode}"
+    )
     problems = wrong_verdicts(work / "out-jobs1", expected) + wrong_verdicts(work / "out-jobs2", expected)
     for line in problems:
         print(f"WRONG VERDICT {line}")

@@ -5,7 +5,8 @@
   cold pytest a cold `python -m pytest bench/standalone_ex100`: the same public+hidden checks with the
               reference imported in-process, as a naive judge would (the baseline)
 
-Target: warm <= 0.40 x cold pytest (the integrity checks must not eat the warm workers' gain). Prints numbers, asserts nothing.
+Target: warm <= 0.40 x cold pytest (the integrity checks must not eat the warm workers' gain).
+Prints numbers, asserts nothing.
 Run from anywhere: python bench/warm_vs_cold.py [--runs N]
 """
 
@@ -21,7 +22,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from judge import Judge, Verdict  # noqa: E402
+from judge import Judge, Verdict
 
 REFERENCE = REPO / "problems" / "100-custom-op" / "solutions" / "reference.py"
 failures: list[str] = []  # a run that did not judge the reference as accepted: its time means nothing
@@ -68,10 +69,14 @@ def main() -> None:
     n = parser.parse_args().runs
     warm = warm_runs(n)
     cli = command_runs([sys.executable, "practice/judge.py", "100", str(REFERENCE), "--json"], n, "the CLI")
-    cold = command_runs([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                         "bench/standalone_ex100"], n, "cold pytest")
-    medians = {"warm judgement": statistics.median(warm), "cold CLI": statistics.median(cli),
-               "cold pytest": statistics.median(cold)}
+    cold = command_runs(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "bench/standalone_ex100"], n, "cold pytest"
+    )
+    medians = {
+        "warm judgement": statistics.median(warm),
+        "cold CLI": statistics.median(cli),
+        "cold pytest": statistics.median(cold),
+    }
     print(f"exercise 100 reference, median of {n} (all runs in seconds):")
     for (name, median), runs in zip(medians.items(), (warm, cli, cold)):
         print(f"  {name:<15} {median:6.2f} s   [{', '.join(f'{r:.2f}' for r in runs)}]")

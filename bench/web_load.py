@@ -22,11 +22,13 @@ import httpx
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from judge.cli.server_client import follow, submit  # noqa: E402
+from judge.cli.server_client import follow, submit
 
 EX100 = REPO / "problems" / "100-custom-op" / "solutions"
-CASES = [("accepted", (EX100 / "reference.py").read_text()),
-         ("wrong_answer", (EX100 / "wrong" / "rms_ignores_eps.py").read_text())]
+CASES = [
+    ("accepted", (EX100 / "reference.py").read_text()),
+    ("wrong_answer", (EX100 / "wrong" / "rms_ignores_eps.py").read_text()),
+]
 SERVE = "import sys; from judge.cli.subcommands import dispatch; sys.exit(dispatch(sys.argv[1:]))"
 
 
@@ -37,8 +39,13 @@ def start_server(data_dir: str, workers: int) -> tuple[subprocess.Popen, str]:
     env = {**os.environ, "PRACTICE_DATA_DIR": data_dir, "PRACTICE_QUEUE_LIMIT": "64"}
     if workers:
         env["PRACTICE_WORKERS"] = str(workers)
-    proc = subprocess.Popen([sys.executable, "-c", SERVE, "serve", "--port", str(port), "--log-level", "warning"],
-                            cwd=REPO, env=env, start_new_session=True, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-c", SERVE, "serve", "--port", str(port), "--log-level", "warning"],
+        cwd=REPO,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     for _ in range(300):
         try:
@@ -63,7 +70,9 @@ def through_web(url: str, n: int, mode: str) -> tuple[list[float], list[str], fl
         follow(warm, submit(warm, {"problem_id": "100", "code": CASES[0][1], "mode": "run"}), "en", lambda e: None)
     out: list = [None] * n
     barrier = threading.Barrier(n)
-    threads = [threading.Thread(target=one_client, args=(url, CASES[i % 2][1], mode, barrier, out, i)) for i in range(n)]
+    threads = [
+        threading.Thread(target=one_client, args=(url, CASES[i % 2][1], mode, barrier, out, i)) for i in range(n)
+    ]
     started = time.monotonic()
     for thread in threads:
         thread.start()
@@ -74,7 +83,7 @@ def through_web(url: str, n: int, mode: str) -> tuple[list[float], list[str], fl
 
 
 def one_after_another(n: int, mode: str) -> tuple[list[str], float]:
-    from judge import Judge  # noqa: PLC0415
+    from judge import Judge
 
     with Judge() as judge:
         judge.grade("100", CASES[0][1], "run")  # warm, as the server was
@@ -101,11 +110,15 @@ def main() -> int:
     wrong = sum(v != e for v, e in zip(verdicts, expected))
     q = statistics.quantiles(latencies, n=20)
     print(f"{args.n} concurrent {args.mode}s of exercise 100 (half reference, half wrong), {os.cpu_count()} cores")
-    print(f"  web:    all verdicts in {wall:6.1f} s   p50 {statistics.median(latencies):5.1f} s   p95 {q[18]:5.1f} s   "
-          f"throughput {args.n / wall:.2f}/s   wrong verdicts {wrong}/{args.n}")
-    print(f"  serial: all verdicts in {serial_wall:6.1f} s   (Judge.grade one after another)        "
-          f"throughput {args.n / serial_wall:.2f}/s   wrong verdicts "
-          f"{sum(v != e for v, e in zip(serial_verdicts, expected))}/{args.n}")
+    print(
+        f"  web:    all verdicts in {wall:6.1f} s   p50 {statistics.median(latencies):5.1f} s   p95 {q[18]:5.1f} s   "
+        f"throughput {args.n / wall:.2f}/s   wrong verdicts {wrong}/{args.n}"
+    )
+    print(
+        f"  serial: all verdicts in {serial_wall:6.1f} s   (Judge.grade one after another)        "
+        f"throughput {args.n / serial_wall:.2f}/s   wrong verdicts "
+        f"{sum(v != e for v, e in zip(serial_verdicts, expected))}/{args.n}"
+    )
     print(f"  ratio:  web throughput / serial = {serial_wall / wall:.2f}x")
     return 1 if wrong else 0
 

@@ -17,40 +17,71 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "verdict.internal_error": ("判题系统内部错误", "internal error of the judge"),
     "summary.accepted": ("全部测试通过", "All tests passed"),
     "summary.wrong_answer": ("有测试没有通过", "Some tests failed"),
-    "summary.memory": ("超出内存限制：你的代码使用的内存超过了本题的上限 {memory} MiB",
-                       "Memory limit exceeded: your code used more than this exercise's limit of {memory} MiB"),
-    "summary.time": ("超出时间限制：本题整次判题（导入你的文件并运行全部测试）限时 {wall:g} 秒，你的代码没有在限时内完成"
-                     "（死循环，或计算太慢？）",
-                     "Time limit exceeded: this exercise allows {wall:g} s for the whole judgement (importing your "
-                     "file and running every test), and your code did not finish within it (an endless loop, or too slow?)"),
-    "summary.output": ("输出超出限制：你的代码打印了超过本题上限 {output} KiB 的内容",
-                       "Output limit exceeded: your code printed more than this exercise's limit of {output} KiB"),
-    "summary.runtime": ("运行时错误：你的程序意外结束了（{how}）", "Runtime error: your program ended unexpectedly ({how})"),
+    "summary.memory": (
+        "超出内存限制：你的代码使用的内存超过了本题的上限 {memory} MiB",
+        "Memory limit exceeded: your code used more than this exercise's limit of {memory} MiB",
+    ),
+    "summary.time": (
+        "超出时间限制：本题整次判题（导入你的文件并运行全部测试）限时 {wall:g} 秒，你的代码没有在限时内完成"
+        "（死循环，或计算太慢？）",
+        "Time limit exceeded: this exercise allows {wall:g} s for the whole judgement (importing your "
+        "file and running every test), and your code did not finish within it (an endless loop, or too slow?)",
+    ),
+    "summary.output": (
+        "输出超出限制：你的代码打印了超过本题上限 {output} KiB 的内容",
+        "Output limit exceeded: your code printed more than this exercise's limit of {output} KiB",
+    ),
+    "summary.runtime": (
+        "运行时错误：你的程序意外结束了（{how}）",
+        "Runtime error: your program ended unexpectedly ({how})",
+    ),
     "how.signal": ("被信号 {signal} 终止", "killed by signal {signal}"),
     "how.exit": ("退出码 {code}", "exit code {code}"),
     "how.unknown": ("原因未知", "cause unknown"),
-    "how.hidden": ("退出码和信号只在只跑公开测试时显示", "exit code and signal are shown only when running the public tests"),
+    "how.hidden": (
+        "退出码和信号只在只跑公开测试时显示",
+        "exit code and signal are shown only when running the public tests",
+    ),
     # the learner's file did not import
-    "import.time": ("你的文件没有在 {wall:g} 秒内完成导入（模块顶层有死循环或很慢的计算？），测试都没有运行",
-                    "Your file did not finish importing within {wall:g} s (an endless loop or slow work at its top "
-                    "level?); no test ran"),
-    "import.memory": ("导入你的文件时内存超过了本题的上限 {memory} MiB，测试都没有运行",
-                      "Importing your file used more than this exercise's limit of {memory} MiB; no test ran"),
-    "import.output": ("导入你的文件时打印了超过 {output} KiB 的内容，测试都没有运行",
-                      "Importing your file printed more than {output} KiB; no test ran"),
-    "import.lost": ("你的程序在导入时就结束了（{how}），测试都没有运行",
-                    "Your program ended while your file was being imported ({how}); no test ran"),
+    "import.time": (
+        "你的文件没有在 {wall:g} 秒内完成导入（模块顶层有死循环或很慢的计算？），测试都没有运行",
+        "Your file did not finish importing within {wall:g} s (an endless loop or slow work at its top "
+        "level?); no test ran",
+    ),
+    "import.memory": (
+        "导入你的文件时内存超过了本题的上限 {memory} MiB，测试都没有运行",
+        "Importing your file used more than this exercise's limit of {memory} MiB; no test ran",
+    ),
+    "import.output": (
+        "导入你的文件时打印了超过 {output} KiB 的内容，测试都没有运行",
+        "Importing your file printed more than {output} KiB; no test ran",
+    ),
+    "import.lost": (
+        "你的程序在导入时就结束了（{how}），测试都没有运行",
+        "Your program ended while your file was being imported ({how}); no test ran",
+    ),
     "import.failed": ("你的文件没能导入：{error}{where}", "Your file failed to import: {error}{where}"),
-    "import.uncompilable": ("Python 无法编译你的文件：嵌套太深或字面量太大（{what}）",
-                            "Python cannot compile your file: it is nested too deeply or holds a literal too large ({what})"),
-    "import.hint.syntax": ("提示：修正这一行的语法（括号、冒号、缩进、引号），然后再运行。",
-                           "hint: fix the syntax on this line (brackets, colons, indentation, quotes), then run again."),
-    "import.hint.module": ("提示：判题环境只有 torch、numpy 和 Python 标准库；去掉这个导入。",
-                           "hint: the judge offers only torch, numpy and Python's standard library; remove this import."),
-    "import.hint.runtime": ("提示：这一行在导入你的文件时（模块顶层、注册算子时）抛出了异常；先让它能用 python 直接运行。",
-                            "hint: this line raised while your file was imported (top level, op registration); "
-                            "make the file run with plain python first."),
-    "import.hint.complex": ("提示：把嵌套很深的表达式拆成几步。", "hint: split the deeply nested expression into steps."),
+    "import.uncompilable": (
+        "Python 无法编译你的文件：嵌套太深或字面量太大（{what}）",
+        "Python cannot compile your file: it is nested too deeply or holds a literal too large ({what})",
+    ),
+    "import.hint.syntax": (
+        "提示：修正这一行的语法（括号、冒号、缩进、引号），然后再运行。",
+        "hint: fix the syntax on this line (brackets, colons, indentation, quotes), then run again.",
+    ),
+    "import.hint.module": (
+        "提示：判题环境只有 torch、numpy 和 Python 标准库；去掉这个导入。",
+        "hint: the judge offers only torch, numpy and Python's standard library; remove this import.",
+    ),
+    "import.hint.runtime": (
+        "提示：这一行在导入你的文件时（模块顶层、注册算子时）抛出了异常；先让它能用 python 直接运行。",
+        "hint: this line raised while your file was imported (top level, op registration); "
+        "make the file run with plain python first.",
+    ),
+    "import.hint.complex": (
+        "提示：把嵌套很深的表达式拆成几步。",
+        "hint: split the deeply nested expression into steps.",
+    ),
     "where": ("（{file} 第 {line} 行）", " ({file} line {line})"),
     # per-test messages
     # The worker's guard writes its refusals in English (they are raised inside the learner's code); the checker
@@ -58,12 +89,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "worker.refused": ("判题环境不允许这样做", "not allowed in the judge's worker"),
     "case.raised": ("你的代码抛出了 {error}{where}", "Your code raised {error}{where}"),
     "case.probe_raised": ("{hint}：{error}{where}", "{hint}: {error}{where}"),
-    "case.tampered": ("你的代码改动了判题程序所依赖的代码（torch、判题器或内置函数的绑定，或留下了未退出的 torch 模式），"
-                      "之后的结果都不予采信",
-                      "Your code changed code the judge relies on (bindings of torch, of the judge or of builtins, "
-                      "or a torch mode left on); no later result is trusted"),
-    "case.lost": ("你的程序在这个测试进行中结束或失去响应（见判题结果的说明）",
-                  "Your program ended or stopped responding during this test (see the verdict's summary)"),
+    "case.tampered": (
+        "你的代码改动了判题程序所依赖的代码（torch、判题器或内置函数的绑定，或留下了未退出的 torch 模式），"
+        "之后的结果都不予采信",
+        "Your code changed code the judge relies on (bindings of torch, of the judge or of builtins, "
+        "or a torch mode left on); no later result is trusted",
+    ),
+    "case.lost": (
+        "你的程序在这个测试进行中结束或失去响应（见判题结果的说明）",
+        "Your program ended or stopped responding during this test (see the verdict's summary)",
+    ),
     "case.not_run": ("没有运行：你的文件没能导入", "Not run: your file did not import"),
     "case.mismatch": ("结果与预期不符", "The result is not what was expected"),
     "case.skipped": ("跳过", "skipped"),
@@ -71,27 +106,36 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "case.failed": ("失败", "failed"),
     "case.unreported": ("这个测试没有报告结果", "This test reported no result"),
     # the terminal
-    "cli.starter_created": ("已从起始代码创建 {path}：在里面完成 TODO，然后再运行 python practice/judge.py {id}。\n"
-                            "现在先判一次起始代码，看看有哪些测试（它不会通过）。",
-                            "Created {path} from the starter code: finish its TODOs, then run "
-                            "python practice/judge.py {id} again.\nJudging the starter now, to show the tests "
-                            "(it will not pass)."),
+    "cli.starter_created": (
+        "已从起始代码创建 {path}：在里面完成 TODO，然后再运行 python practice/judge.py {id}。\n"
+        "现在先判一次起始代码，看看有哪些测试（它不会通过）。",
+        "Created {path} from the starter code: finish its TODOs, then run "
+        "python practice/judge.py {id} again.\nJudging the starter now, to show the tests "
+        "(it will not pass).",
+    ),
     "cli.judging": ("判题 {id}（{title}）：{path}", "Judging {id} ({title}): {path}"),
-    "cli.judging_public": ("判题 {id}（{title}）：{path}，只运行公开测试",
-                           "Judging {id} ({title}): {path}, public tests only"),
+    "cli.judging_public": (
+        "判题 {id}（{title}）：{path}，只运行公开测试",
+        "Judging {id} ({title}): {path}, public tests only",
+    ),
     "cli.running": ("运行 {total} 个测试 ", "running {total} tests "),
     "cli.result": ("结果: ", "Result: "),
-    "cli.counts": ("   测试 {passed}/{total} 通过，用时 {seconds:.1f} 秒", "   {passed}/{total} tests passed in {seconds:.1f} s"),
+    "cli.counts": (
+        "   测试 {passed}/{total} 通过，用时 {seconds:.1f} 秒",
+        "   {passed}/{total} tests passed in {seconds:.1f} s",
+    ),
     "cli.not_run": ("  {n} 个测试没有运行", "  {n} tests not run"),
     "cli.none_ran": ("  测试都没有运行：你的文件要先能导入", "  No test ran: your file must import first"),
     "cli.same_message": ("  …另有 {n} 个测试是同样的结果", "  … and {n} more with the same message"),
     "cli.more": ("  …另有 {n} 个没通过的测试未列出", "  … and {n} more failing tests not listed"),
     "cli.output": ("  你的代码的输出（末尾）:", "  What your code printed (its end):"),
     "cli.fix": ("  改好 {path} 后再运行一次。", "  Fix {path} and run again."),
-    "cli.layers_missing": ("注意：本机没有这些隔离层：{layers}（运行 judge doctor 查看原因）。判题结果不受影响，"
-                           "但你的代码受到的限制更少。",
-                           "Note: this machine lacks these isolation layers: {layers} (run judge doctor to see why). "
-                           "Verdicts are unaffected, but your code runs with fewer restrictions."),
+    "cli.layers_missing": (
+        "注意：本机没有这些隔离层：{layers}（运行 judge doctor 查看原因）。判题结果不受影响，"
+        "但你的代码受到的限制更少。",
+        "Note: this machine lacks these isolation layers: {layers} (run judge doctor to see why). "
+        "Verdicts are unaffected, but your code runs with fewer restrictions.",
+    ),
     "cli.internal": ("判题系统内部错误：{what}", "internal error of the judge: {what}"),
     "cli.error": ("错误：{message}", "error: {message}"),
     "cli.give_exercise": ("请给出题号（见 --list）", "give an exercise number (see --list)"),
@@ -103,22 +147,35 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "list.edited": ("，之后改过", ", edited since"),
     # refusals: nothing was judged
     "usage.no_file": ("找不到文件：{path}", "no such file: {path}"),
-    "usage.is_dir": ("{path} 是一个目录，不是文件：请给出你的 .py 文件", "{path} is a directory, not a file: give your .py file"),
+    "usage.is_dir": (
+        "{path} 是一个目录，不是文件：请给出你的 .py 文件",
+        "{path} is a directory, not a file: give your .py file",
+    ),
     "usage.unknown_problem": ("没有这道题：'{id}'（已有：{known}）", "unknown problem '{id}' (known: {known})"),
     "usage.bad_mode": ("mode 只能是 'submit' 或 'run'，不是 {mode}", "mode must be 'submit' or 'run', not {mode}"),
-    "source.too_big": ("文件有 {size} 字节，上限是 {limit} 字节", "the file is {size} bytes; the limit is {limit} bytes"),
-    "source.not_utf8": ("文件不是 UTF-8 文本（第 {at} 个字节）；请另存为 UTF-8",
-                        "the file is not UTF-8 text (byte {at}); save it as UTF-8"),
-    "source.surrogate": ("文本里有单独的代理字符（第 {at} 个字符，U+{code:04X}），不是有效的 Unicode；请另存为 UTF-8",
-                         "the text holds a lone surrogate (character {at}, U+{code:04X}), which is not valid Unicode; "
-                         "save it as UTF-8"),
+    "source.too_big": (
+        "文件有 {size} 字节，上限是 {limit} 字节",
+        "the file is {size} bytes; the limit is {limit} bytes",
+    ),
+    "source.not_utf8": (
+        "文件不是 UTF-8 文本（第 {at} 个字节）；请另存为 UTF-8",
+        "the file is not UTF-8 text (byte {at}); save it as UTF-8",
+    ),
+    "source.surrogate": (
+        "文本里有单独的代理字符（第 {at} 个字符，U+{code:04X}），不是有效的 Unicode；请另存为 UTF-8",
+        "the text holds a lone surrogate (character {at}, U+{code:04X}), which is not valid Unicode; save it as UTF-8",
+    ),
     "source.empty": ("文件是空的；先写好你的解答", "the file is empty; write your solution first"),
     "source.nul": ("文件里有 NUL 字节；它不是 Python 源代码", "the file contains NUL bytes; it is not Python source"),
     # faults of the judge
-    "internal_error": ("判题系统内部错误（不是你的代码的问题），请重试或报告给我们",
-                       "Internal error of the judge (not a problem with your code): try again or report it to us"),
-    "internal_error.problem": ("判题系统内部错误（题目文件有问题），请报告给我们",
-                               "Internal error of the judge (the exercise's files are broken): please report it to us"),
+    "internal_error": (
+        "判题系统内部错误（不是你的代码的问题），请重试或报告给我们",
+        "Internal error of the judge (not a problem with your code): try again or report it to us",
+    ),
+    "internal_error.problem": (
+        "判题系统内部错误（题目文件有问题），请报告给我们",
+        "Internal error of the judge (the exercise's files are broken): please report it to us",
+    ),
 }
 
 

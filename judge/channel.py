@@ -78,7 +78,7 @@ def decode(data: bytes, budget_s: float | None = None):
             return torch.load(io.BytesIO(data), weights_only=True)
     except _Overrun:
         raise TooCostly(f"peer sent a frame that took over {budget_s:.1f} s to decode") from None
-    except Exception as exc:  # noqa: BLE001 - any undecodable frame means the peer broke the protocol
+    except Exception as exc:
         raise ChannelClosed(f"peer sent an unreadable frame: {type(exc).__name__}") from exc
 
 
@@ -86,8 +86,12 @@ def decode(data: bytes, budget_s: float | None = None):
 def _budget(seconds: float | None):
     """A CPU-time alarm (decoding is pure CPU work) that interrupts what runs inside; only on the main thread
     and while SIGVTALRM is unused (SIGALRM is left to pytest-timeout and the like)."""
-    usable = (seconds is not None and threading.current_thread() is threading.main_thread()
-              and hasattr(signal, "setitimer") and signal.getsignal(signal.SIGVTALRM) in (signal.SIG_DFL, None))
+    usable = (
+        seconds is not None
+        and threading.current_thread() is threading.main_thread()
+        and hasattr(signal, "setitimer")
+        and signal.getsignal(signal.SIGVTALRM) in (signal.SIG_DFL, None)
+    )
     if not usable:
         yield
         return

@@ -15,26 +15,31 @@ from sandbox.base import EXIT_LAYER, JobFacts
 class CheckerLog:
     """Everything the checker told the judge about one judgement."""
 
-    collected: list[dict] = field(default_factory=list)       # {"id", "name", "hidden"} in collection order
+    collected: list[dict] = field(default_factory=list)  # {"id", "name", "hidden"} in collection order
     finished: dict[str, CaseResult] = field(default_factory=dict)  # by pytest node id
     import_error: dict | None = None
-    import_message: Text | dict | str = ""                    # the checker's headline of an import failure
+    import_message: Text | dict | str = ""  # the checker's headline of an import failure
     collect_errors: list[str] = field(default_factory=list)
     exit_code: int | None = None
-    fault: str = ""                                           # an infrastructure fault seen by the judge
-    checker_output: str = ""                                  # what pytest printed, for diagnosing faults
-    skipped_tiers: tuple[str, ...] = ()                       # tiers with no runner here: their cases are skipped
+    fault: str = ""  # an infrastructure fault seen by the judge
+    checker_output: str = ""  # what pytest printed, for diagnosing faults
+    skipped_tiers: tuple[str, ...] = ()  # tiers with no runner here: their cases are skipped
 
 
 def ran_cases(log: CheckerLog, cases: list[CaseResult]) -> list[CaseResult]:
     """The cases the verdict covers: all but those skipped because their tier (GPU) has no runner here."""
-    return [case for case, meta in zip(cases, log.collected)
-            if not (meta.get("tier") in log.skipped_tiers and case.outcome == Outcome.skipped)]
+    return [
+        case
+        for case, meta in zip(cases, log.collected)
+        if not (meta.get("tier") in log.skipped_tiers and case.outcome == Outcome.skipped)
+    ]
 
 
 def tiers_of(log: CheckerLog) -> dict[str, str]:
-    return {tier: "skipped" if tier in log.skipped_tiers else "ran"
-            for tier in dict.fromkeys(meta.get("tier", "cpu") for meta in log.collected)}
+    return {
+        tier: "skipped" if tier in log.skipped_tiers else "ran"
+        for tier in dict.fromkeys(meta.get("tier", "cpu") for meta in log.collected)
+    }
 
 
 # The summary of each limit verdict, and of the same limit hit while the file was still importing.
@@ -85,12 +90,15 @@ def _internal_fault(log: CheckerLog, worker: JobFacts | None) -> str:
     return ""
 
 
-def decide(problem_id: str, mode: str, log: CheckerLog, worker: JobFacts | None, limits: dict,
-           source: str = "") -> Report:
+def decide(
+    problem_id: str, mode: str, log: CheckerLog, worker: JobFacts | None, limits: dict, source: str = ""
+) -> Report:
     """source: the learner's file, to show the line an import failure points at."""
-    cases = [log.finished.get(c["id"]) or CaseResult(name=c["name"], hidden=c["hidden"], outcome=Outcome.error,
-                                                        message=say("case.unreported"))
-             for c in log.collected]
+    cases = [
+        log.finished.get(c["id"])
+        or CaseResult(name=c["name"], hidden=c["hidden"], outcome=Outcome.error, message=say("case.unreported"))
+        for c in log.collected
+    ]
     lost = (any(c.outcome == Outcome.error for c in cases) and log.import_error is None) or _import_lost(log)
     fault = _internal_fault(log, worker)
     ran = ran_cases(log, cases)
@@ -106,9 +114,19 @@ def decide(problem_id: str, mode: str, log: CheckerLog, worker: JobFacts | None,
     if verdict == Verdict.accepted and (not ran or passed != len(ran)):
         verdict = Verdict.internal_error  # accepting needs positive evidence
     detail = f"{fault}\n{log.checker_output[-3000:]}" if fault else ""
-    return Report(problem=problem_id, verdict=verdict, mode=mode, cases=cases, passed=passed, total=len(cases),
-                  score=round(passed / len(ran), 4) if ran else 0.0, tiers=tiers_of(log),
-                  message=_summary(verdict, mode, log, worker, limits, source), detail=detail, run=worker or RunInfo())
+    return Report(
+        problem=problem_id,
+        verdict=verdict,
+        mode=mode,
+        cases=cases,
+        passed=passed,
+        total=len(cases),
+        score=round(passed / len(ran), 4) if ran else 0.0,
+        tiers=tiers_of(log),
+        message=_summary(verdict, mode, log, worker, limits, source),
+        detail=detail,
+        run=worker or RunInfo(),
+    )
 
 
 def _import_lost(log: CheckerLog) -> bool:
@@ -116,8 +134,7 @@ def _import_lost(log: CheckerLog) -> bool:
     return log.import_error is not None and log.import_error.get("import") == "lost"
 
 
-def _summary(verdict: Verdict, mode: str, log: CheckerLog, worker: JobFacts | None, limits: dict,
-             source: str) -> Text:
+def _summary(verdict: Verdict, mode: str, log: CheckerLog, worker: JobFacts | None, limits: dict, source: str) -> Text:
     if verdict == Verdict.internal_error:
         return say("internal_error")
     if verdict == Verdict.compile_error:

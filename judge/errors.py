@@ -1,4 +1,4 @@
-"""Errors a learner or caller may see, each with a safe message in both languages and an HTTP status for the web layer."""
+"""Errors a learner or caller may see, each with a safe message in both languages and an HTTP status for the web."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ class JudgeError(Exception):
 
     http_status = 400
 
-    def __init__(self, message: "str | Text"):
+    def __init__(self, message: str | Text):
         self.text = message if isinstance(message, Text) else Text.same(str(message))
         self.message = self.text.en
         super().__init__(self.message)

@@ -6,7 +6,8 @@ what a learner may see: a hidden case has its number, outcome and static hint, n
 
 from __future__ import annotations
 
-from typing import Annotated, Callable, Literal, Union
+from collections.abc import Callable
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
@@ -31,12 +32,26 @@ class CaseFinished(BaseModel):
     duration_s: float = Field(0.0, description="0 for a hidden case: the submission controls it.")
 
     @classmethod
-    def of(cls, case: CaseResult, index: int, total: int, hidden_number: int) -> "CaseFinished":
+    def of(cls, case: CaseResult, index: int, total: int, hidden_number: int) -> CaseFinished:
         if case.hidden:
-            return cls(index=index, total=total, name=f"hidden {hidden_number}", hidden=True,
-                       outcome=case.outcome, hint=case.hint)
-        return cls(index=index, total=total, name=case.name, hidden=False, outcome=case.outcome,
-                   message=case.message, hint=case.hint, duration_s=round(case.duration_s, 4))
+            return cls(
+                index=index,
+                total=total,
+                name=f"hidden {hidden_number}",
+                hidden=True,
+                outcome=case.outcome,
+                hint=case.hint,
+            )
+        return cls(
+            index=index,
+            total=total,
+            name=case.name,
+            hidden=False,
+            outcome=case.outcome,
+            message=case.message,
+            hint=case.hint,
+            duration_s=round(case.duration_s, 4),
+        )
 
 
 class Done(BaseModel):
@@ -44,6 +59,6 @@ class Done(BaseModel):
     verdict: Verdict
 
 
-Event = Annotated[Union[Collected, CaseFinished, Done], Field(discriminator="type")]
+Event = Annotated[Collected | CaseFinished | Done, Field(discriminator="type")]
 EVENT = TypeAdapter(Event)
 EventSink = Callable[[Event], None]

@@ -8,47 +8,124 @@ import re
 # flag -> names whose mere mention (import, attribute, name, or a string such as getattr(sys, "_getframe"))
 # means the code reaches for the judge's or the interpreter's internals, even in code that never runs.
 NAMES: dict[str, tuple[str, ...]] = {
-    "frame-walking": ("_getframe", "f_back", "f_globals", "f_locals", "tb_frame", "tb_next", "gi_frame",
-                      "cr_frame", "ag_frame", "currentframe", "getouterframes", "getinnerframes",
-                      "_current_frames", "_getframemodulename"),
+    "frame-walking": (
+        "_getframe",
+        "f_back",
+        "f_globals",
+        "f_locals",
+        "tb_frame",
+        "tb_next",
+        "gi_frame",
+        "cr_frame",
+        "ag_frame",
+        "currentframe",
+        "getouterframes",
+        "getinnerframes",
+        "_current_frames",
+        "_getframemodulename",
+    ),
     "gc": ("gc", "get_objects", "get_referrers", "get_referents"),
     "ctypes": ("ctypes", "_ctypes", "cffi", "pythonapi", "CDLL", "PyDLL"),
     "sys-modules": ("modules", "meta_path", "path_hooks", "path_importer_cache"),
     "audit-hook": ("addaudithook", "audit"),
     "trace": ("settrace", "setprofile", "gettrace", "getprofile", "monitoring", "_settraceallthreads"),
     "builtins": ("builtins", "__builtins__"),
-    "os-fd": ("dup", "dup2", "fdopen", "openpty", "set_inheritable", "pidfd_open", "pidfd_getfd", "sendfile",
-              "memfd_create"),
-    "socket": ("socket", "_socket", "socketpair", "fromfd", "ssl", "urllib", "http", "requests", "sendmsg",
-               "recvmsg", "SCM_RIGHTS"),
+    "os-fd": (
+        "dup",
+        "dup2",
+        "fdopen",
+        "openpty",
+        "set_inheritable",
+        "pidfd_open",
+        "pidfd_getfd",
+        "sendfile",
+        "memfd_create",
+    ),
+    "socket": (
+        "socket",
+        "_socket",
+        "socketpair",
+        "fromfd",
+        "ssl",
+        "urllib",
+        "http",
+        "requests",
+        "sendmsg",
+        "recvmsg",
+        "SCM_RIGHTS",
+    ),
     "signal": ("signal", "kill", "killpg", "pthread_kill", "setitimer", "alarm"),
-    "dynamic-code": ("exec", "eval", "compile", "__import__", "import_module", "marshal", "CodeType",
-                     "FunctionType"),
+    "dynamic-code": ("exec", "eval", "compile", "__import__", "import_module", "marshal", "CodeType", "FunctionType"),
     "subprocess": ("subprocess", "system", "popen", "fork", "forkpty", "execv", "execve", "spawnv", "posix_spawn"),
     # Reaching into other functions' code and state (the attacks in docs/threat-model.md use each of these).
-    "function-internals": ("__globals__", "__closure__", "cell_contents", "__code__", "__defaults__",
-                           "__kwdefaults__", "co_code", "co_consts", "co_names", "co_varnames"),
+    "function-internals": (
+        "__globals__",
+        "__closure__",
+        "cell_contents",
+        "__code__",
+        "__defaults__",
+        "__kwdefaults__",
+        "co_code",
+        "co_consts",
+        "co_names",
+        "co_varnames",
+    ),
     "threads": ("threading", "_thread"),
     "exit": ("_exit", "abort"),
     "dynamo-internals": ("eval_frame", "set_eval_frame", "symbolic_convert", "current_tx", "convert_frame"),
-    "interpreter": ("setrecursionlimit", "_testcapi", "_testinternalcapi", "copyreg", "MappingProxyType",
-                    "finalize", "__del__", "DEBUG_SAVEALL", "set_threshold"),
+    "interpreter": (
+        "setrecursionlimit",
+        "_testcapi",
+        "_testinternalcapi",
+        "copyreg",
+        "MappingProxyType",
+        "finalize",
+        "__del__",
+        "DEBUG_SAVEALL",
+        "set_threshold",
+    ),
 }
 # Modules whose attributes above count only when reached through that module (os.write on an int is
 # a raw descriptor; a tensor's .write is not). Each entry: module -> (attribute, flag).
 MODULE_ATTRS: dict[str, dict[str, str]] = {
-    "os": {"write": "os-fd", "read": "os-fd", "close": "os-fd", "lseek": "os-fd", "pipe": "os-fd",
-           "fstat": "os-fd", "ftruncate": "os-fd", "closerange": "os-fd", "open": "os-fd"},
+    "os": {
+        "write": "os-fd",
+        "read": "os-fd",
+        "close": "os-fd",
+        "lseek": "os-fd",
+        "pipe": "os-fd",
+        "fstat": "os-fd",
+        "ftruncate": "os-fd",
+        "closerange": "os-fd",
+        "open": "os-fd",
+    },
     "inspect": {"stack": "frame-walking", "trace": "frame-walking"},
     "sys": {"exc_info": "frame-walking", "exception": "frame-walking"},
 }
 # Names too common in honest code to flag on their own (a tensor's .stack, a config's .modules): they
 # count only as attributes of the module they belong to, or as an import.
 # An empty qualifier: the name counts only when imported ("import signal", not a variable called signal).
-QUALIFIED_ONLY = {"modules": "sys", "audit": "sys", "system": "os", "popen": "os", "fork": "os", "kill": "os",
-                  "signal": "", "http": "", "urllib": "", "requests": "", "ssl": "", "dup": "os", "alarm": "signal",
-                  "monitoring": "sys", "gc": "", "open": "os", "finalize": "weakref",
-                  "_exit": "os", "abort": "os"}
+QUALIFIED_ONLY = {
+    "modules": "sys",
+    "audit": "sys",
+    "system": "os",
+    "popen": "os",
+    "fork": "os",
+    "kill": "os",
+    "signal": "",
+    "http": "",
+    "urllib": "",
+    "requests": "",
+    "ssl": "",
+    "dup": "os",
+    "alarm": "signal",
+    "monitoring": "sys",
+    "gc": "",
+    "open": "os",
+    "finalize": "weakref",
+    "_exit": "os",
+    "abort": "os",
+}
 # Builtins that run code built at run time: they count only as the bare builtin (not model.eval, torch.compile).
 BUILTIN_ONLY = {"exec", "eval", "compile", "__import__"}
 PATHS = re.compile(r"/proc/(self|\d+|thread-self)|/dev/fd/|/dev/mem")
@@ -182,7 +259,7 @@ def _mentions(node: ast.AST):
     elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "__del__":
         yield node.name, None, "name"  # a finalizer runs at a moment the submission does not choose
     elif isinstance(node, ast.keyword) and node.arg:
-        yield node.arg, None, "attr"   # code.replace(co_consts=...)
+        yield node.arg, None, "attr"  # code.replace(co_consts=...)
     elif isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 200:
         for word in _WORDS.findall(node.value):  # getattr(sys, "_getframe"), importlib.import_module("ctypes")
             yield word, None, "string"
@@ -198,7 +275,7 @@ def _path_flags(text: str):
 def _text_flags(text: str) -> set[str]:
     """For sources that do not parse: any mention of a flagged name, qualified where that matters."""
     found = set()
-    for match in re.finditer(r"(?:([A-Za-z_][A-Za-z0-9_]*)\s*\.\s*)?([A-Za-z_][A-Za-z0-9_]*)", text[:MAX_PARSE * 4]):
+    for match in re.finditer(r"(?:([A-Za-z_][A-Za-z0-9_]*)\s*\.\s*)?([A-Za-z_][A-Za-z0-9_]*)", text[: MAX_PARSE * 4]):
         module, name = match.group(1), match.group(2)
         flag = _name_flag(name, module) or (_FLAG_OF.get(module) if module and module not in QUALIFIED_ONLY else None)
         if flag:

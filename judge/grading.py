@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import socket
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from judge.checker.events import read_events
 from judge.decide import CheckerLog, decide
@@ -24,46 +24,102 @@ from sandbox.host import LAYERS
 CHECKER_GRACE_S = 30  # the checker outlives the worker's limit by this much to report every case
 
 
-def grade_once(problem: Problem, source: str, mode: str, runners: Callable[[str], Runner],
-               checker_zygote: ZygoteClient, display_name: str, settings: Settings,
-               on_event: EventSink | None) -> Report:
+def grade_once(
+    problem: Problem,
+    source: str,
+    mode: str,
+    runners: Callable[[str], Runner],
+    checker_zygote: ZygoteClient,
+    display_name: str,
+    settings: Settings,
+    on_event: EventSink | None,
+) -> Report:
     """runners(key) gives the warm runner named by the problem's tier plan (judge.runners.plan)."""
     emit = on_event or (lambda event: None)
     plan = tier_plans.plan(problem.meta, settings)
     relay = Relay(emit)
-    results = [_one_pass(problem, source, mode, runners(step.runner), checker_zygote, display_name, settings,
-                         step, plan.skipped, relay) for step in plan.passes]
+    results = [
+        _one_pass(
+            problem,
+            source,
+            mode,
+            runners(step.runner),
+            checker_zygote,
+            display_name,
+            settings,
+            step,
+            plan.skipped,
+            relay,
+        )
+        for step in plan.passes
+    ]
     log, worker_facts = merge(results)
     log.skipped_tiers = plan.skipped
     limits = problem.meta.limits
-    report = decide(problem.id, mode, log, worker_facts,
-                    {"memory": limits.memory_mib, "wall": limits.wall_s, "output": limits.output_kib}, source=source)
+    report = decide(
+        problem.id,
+        mode,
+        log,
+        worker_facts,
+        {"memory": limits.memory_mib, "wall": limits.wall_s, "output": limits.output_kib},
+        source=source,
+    )
     emit(Done(verdict=report.verdict))
     return report
 
 
-def _one_pass(problem: Problem, source: str, mode: str, runner: Runner, checker_zygote: ZygoteClient,
-              display_name: str, settings: Settings, step: tier_plans.Pass, skipped: tuple[str, ...],
-              relay: "Relay") -> tuple[CheckerLog, JobFacts]:
+def _one_pass(
+    problem: Problem,
+    source: str,
+    mode: str,
+    runner: Runner,
+    checker_zygote: ZygoteClient,
+    display_name: str,
+    settings: Settings,
+    step: tier_plans.Pass,
+    skipped: tuple[str, ...],
+    relay: Relay,
+) -> tuple[CheckerLog, JobFacts]:
     limits = problem.meta.limits
     deadline = time.time() + limits.wall_s
     checker_end, worker_end = socket.socketpair()
     events_in, events_out = socket.socketpair()
-    worker = runner.start(WorkerLaunch(
-        source=source, probes_path=problem.probes_path, display_name=display_name, wall_s=limits.wall_s,
-        memory_bytes=limits.memory_mib << 20, output_bytes=limits.output_kib << 10, threads=settings.worker_threads,
-        env=dict(step.env), hide=(str(problem.root.parent),), skip_layers=tuple(skipped_layers(settings))),
-        worker_end.fileno())
+    worker = runner.start(
+        WorkerLaunch(
+            source=source,
+            probes_path=problem.probes_path,
+            display_name=display_name,
+            wall_s=limits.wall_s,
+            memory_bytes=limits.memory_mib << 20,
+            output_bytes=limits.output_kib << 10,
+            threads=settings.worker_threads,
+            env=dict(step.env),
+            hide=(str(problem.root.parent),),
+            skip_layers=tuple(skipped_layers(settings)),
+        ),
+        worker_end.fileno(),
+    )
     try:
         worker_end.close()
-        checker = checker_zygote.run(JobSpec(
-            target="judge.checker.run:main", wall_s=limits.wall_s + CHECKER_GRACE_S, output_bytes=4 << 20,
-            threads=settings.worker_threads, env=dict(step.env),
-            payload={"deadline": deadline, "meta": problem.meta.model_dump(mode="json"),
-                     "display_name": display_name, "root": str(problem.root),
-                     "test_files": [str(p) for p in problem.test_files(mode)],
-                     "run_tiers": list(step.run_tiers), "skip_tiers": list(skipped)}),
-            [checker_end.fileno(), events_out.fileno()])
+        checker = checker_zygote.run(
+            JobSpec(
+                target="judge.checker.run:main",
+                wall_s=limits.wall_s + CHECKER_GRACE_S,
+                output_bytes=4 << 20,
+                threads=settings.worker_threads,
+                env=dict(step.env),
+                payload={
+                    "deadline": deadline,
+                    "meta": problem.meta.model_dump(mode="json"),
+                    "display_name": display_name,
+                    "root": str(problem.root),
+                    "test_files": [str(p) for p in problem.test_files(mode)],
+                    "run_tiers": list(step.run_tiers),
+                    "skip_tiers": list(skipped),
+                },
+            ),
+            [checker_end.fileno(), events_out.fileno()],
+        )
         checker_end.close()
         events_out.close()
         log = relay.read(events_in)
@@ -98,7 +154,10 @@ def merge(results: list[tuple[CheckerLog, JobFacts]]) -> tuple[CheckerLog, JobFa
     for part, seen in results:
         log.collected += part.collected
         log.finished.update(part.finished)
-        log.import_error, log.import_message = log.import_error or part.import_error, log.import_message or part.import_message
+        log.import_error, log.import_message = (
+            log.import_error or part.import_error,
+            log.import_message or part.import_message,
+        )
         log.collect_errors += part.collect_errors
         log.exit_code = part.exit_code if log.exit_code in (None, 0) else log.exit_code
         log.fault = "; ".join(filter(None, (log.fault, part.fault)))
@@ -112,11 +171,16 @@ def _worse(kept: JobFacts, seen: JobFacts) -> JobFacts:
     return JobFacts(
         exit_code=seen.exit_code if abnormal or kept.exit_code is None else kept.exit_code,
         signal=kept.signal if kept.signal is not None else seen.signal,
-        timed_out=kept.timed_out or seen.timed_out, memory_exceeded=kept.memory_exceeded or seen.memory_exceeded,
-        output_exceeded=kept.output_exceeded or seen.output_exceeded, wall_s=kept.wall_s + seen.wall_s,
+        timed_out=kept.timed_out or seen.timed_out,
+        memory_exceeded=kept.memory_exceeded or seen.memory_exceeded,
+        output_exceeded=kept.output_exceeded or seen.output_exceeded,
+        wall_s=kept.wall_s + seen.wall_s,
         peak_memory_mib=max(filter(None, (kept.peak_memory_mib, seen.peak_memory_mib)), default=None),
-        output_tail=(kept.output_tail + seen.output_tail)[-(64 << 10):], layers=kept.layers or seen.layers,
-        setup_s=kept.setup_s or seen.setup_s, sandbox_error=kept.sandbox_error or seen.sandbox_error)
+        output_tail=(kept.output_tail + seen.output_tail)[-(64 << 10) :],
+        layers=kept.layers or seen.layers,
+        setup_s=kept.setup_s or seen.setup_s,
+        sandbox_error=kept.sandbox_error or seen.sandbox_error,
+    )
 
 
 class Relay:
@@ -144,9 +208,15 @@ class Relay:
         return log
 
     def _finished(self, log: CheckerLog, event: dict) -> None:
-        case = CaseResult(name=event["name"], hidden=event["hidden"], outcome=event["outcome"],
-                          message=event["message"], hint=event.get("hint") or {}, detail=event["detail"],
-                          duration_s=event["duration_s"])
+        case = CaseResult(
+            name=event["name"],
+            hidden=event["hidden"],
+            outcome=event["outcome"],
+            message=event["message"],
+            hint=event.get("hint") or {},
+            detail=event["detail"],
+            duration_s=event["duration_s"],
+        )
         log.finished[event["id"]] = case
         self.done += 1
         self.hidden_no += case.hidden

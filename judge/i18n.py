@@ -32,15 +32,15 @@ class Text(BaseModel):
         return bool(self.zh or self.en)
 
     @classmethod
-    def same(cls, text: str) -> "Text":
+    def same(cls, text: str) -> Text:
         """Text that reads the same in both languages (a file name, an exception's own words)."""
         return cls(zh=text, en=text)
 
-    def map(self, fn) -> "Text":
+    def map(self, fn) -> Text:
         """Apply fn(str) -> str to both languages."""
         return Text(zh=fn(self.zh), en=fn(self.en))
 
-    def __add__(self, other: "Text | str") -> "Text":
+    def __add__(self, other: Text | str) -> Text:
         if isinstance(other, str):
             other = Text.same(other)
         return Text(zh=self.zh + other.zh, en=self.en + other.en)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -28,7 +28,9 @@ class Titles(Strict):
 class Limits(Strict):
     wall_s: float = Field(60, gt=0, le=600, description="Wall-clock limit for one whole judgement, seconds.")
     memory_mib: int = Field(2048, gt=0, description="Memory limit of the learner's worker process, MiB.")
-    output_kib: int = Field(1024, gt=0, description="Bytes of worker stdout+stderr allowed, KiB; more is output_limit_exceeded.")
+    output_kib: int = Field(
+        1024, gt=0, description="Bytes of worker stdout+stderr allowed, KiB; more is output_limit_exceeded."
+    )
     source_kib: int = Field(256, gt=0, description="Largest accepted source file, KiB.")
 
 
@@ -46,10 +48,14 @@ class ProblemMeta(Strict):
     chapter: str = Field(description="Handbook chapter the exercise closes.")
     difficulty: Literal["easy", "medium", "hard"]
     device: Literal["cpu", "cuda"] = Field(description="Where the learner's code must run.")
-    solution_file: str = Field(pattern=r"^[A-Za-z0-9_.-]+\.py$", description="Learner's file name under practice/solutions/.")
+    solution_file: str = Field(
+        pattern=r"^[A-Za-z0-9_.-]+\.py$", description="Learner's file name under practice/solutions/."
+    )
     tags: list[str] = Field(default_factory=list, description="Topics, for search and listing.")
     limits: Limits = Field(default_factory=Limits)
-    tolerances: dict[str, Tolerance] = Field(default_factory=dict, description="Per-dtype tolerances, keyed by dtype name ('float32').")
+    tolerances: dict[str, Tolerance] = Field(
+        default_factory=dict, description="Per-dtype tolerances, keyed by dtype name ('float32')."
+    )
 
 
 class Verdict(str, enum.Enum):
@@ -69,7 +75,7 @@ class Verdict(str, enum.Enum):
         return len(Verdict) - list(Verdict).index(self)
 
     @classmethod
-    def worst(cls, verdicts) -> "Verdict":
+    def worst(cls, verdicts) -> Verdict:
         return max(verdicts, key=lambda v: v.severity, default=cls.accepted)
 
 
@@ -85,7 +91,9 @@ class CaseResult(BaseModel):
     outcome: Outcome
     hidden: bool = False
     message: Text = Field(default_factory=Text, description="Short learner-facing explanation of a failure.")
-    hint: Text = Field(default_factory=Text, description="Author-written, static: what the case checks (never its inputs).")
+    hint: Text = Field(
+        default_factory=Text, description="Author-written, static: what the case checks (never its inputs)."
+    )
     detail: str = Field("", description="Longer text for instructors (assertion, traceback tail).")
     duration_s: float = 0.0
 
@@ -110,21 +118,31 @@ class Report(BaseModel):
     passed: int
     total: int
     mode: Literal["submit", "run"] = "submit"
-    message: Text = Field(default_factory=Text, description="One-line learner-facing summary: compile error location, limit hit.")
+    message: Text = Field(
+        default_factory=Text, description="One-line learner-facing summary: compile error location, limit hit."
+    )
     detail: str = Field("", description="For instructors and logs: the internal fault or checker output, if any.")
-    fault: Fault | None = Field(None, description="Set when the verdict is internal_error: what failed, retryable or not.")
+    fault: Fault | None = Field(
+        None, description="Set when the verdict is internal_error: what failed, retryable or not."
+    )
     cases: list[CaseResult] = Field(default_factory=list)
     run: RunInfo = Field(default_factory=RunInfo)
     versions: dict[str, str] = Field(default_factory=dict)
     problem_digest: str = Field("", description="Hash of the problem's tests, probes and metadata that judged this.")
-    flags: list[str] = Field(default_factory=list, description="For instructors: source constructs a human should look "
-                             "at (frame walking, gc, ctypes, ...), tampering. Never changes the verdict; never public.")
-    tiers: dict[str, str] = Field(default_factory=dict, description="Tier name ('cpu', 'gpu') -> 'ran' or 'skipped'. "
-                                  "Score and verdict cover the cases that ran; a skipped tier's cases are still to do.")
-    judged_at: datetime = Field(default_factory=lambda: datetime.now(timezone.utc))
+    flags: list[str] = Field(
+        default_factory=list,
+        description="For instructors: source constructs a human should look "
+        "at (frame walking, gc, ctypes, ...), tampering. Never changes the verdict; never public.",
+    )
+    tiers: dict[str, str] = Field(
+        default_factory=dict,
+        description="Tier name ('cpu', 'gpu') -> 'ran' or 'skipped'. "
+        "Score and verdict cover the cases that ran; a skipped tier's cases are still to do.",
+    )
+    judged_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     duration_s: float = 0.0
 
-    def public(self, lang: Lang = "zh") -> "PublicReport":
+    def public(self, lang: Lang = "zh") -> PublicReport:
         """What a learner may see, in one language: hidden cases keep their outcome and static hint only."""
         cases, hidden_no = [], 0
         for case in self.cases:
@@ -132,23 +150,42 @@ class Report(BaseModel):
                 hidden_no += 1
                 cases.append(public_hidden_case(hidden_no, case, lang))
             else:
-                cases.append(PublicCase(name=case.name, outcome=case.outcome, hidden=False,
-                                        message=case.message.get(lang), hint=case.hint.get(lang),
-                                        duration_s=round(case.duration_s, 3)))
-        return PublicReport(problem=self.problem, verdict=self.verdict, score=self.score, passed=self.passed,
-                            total=self.total, mode=self.mode, lang=lang, message=self.message.get(lang), cases=cases,
-                            # Output printed during hidden tests could reveal their inputs: show it for "run" only.
-                            output=fence_output(self.run.output_tail) if self.mode == "run" else "",
-                            duration_s=round(self.duration_s, 3), versions=self.versions, judged_at=self.judged_at,
-                            tiers=dict(self.tiers))
+                cases.append(
+                    PublicCase(
+                        name=case.name,
+                        outcome=case.outcome,
+                        hidden=False,
+                        message=case.message.get(lang),
+                        hint=case.hint.get(lang),
+                        duration_s=round(case.duration_s, 3),
+                    )
+                )
+        return PublicReport(
+            problem=self.problem,
+            verdict=self.verdict,
+            score=self.score,
+            passed=self.passed,
+            total=self.total,
+            mode=self.mode,
+            lang=lang,
+            message=self.message.get(lang),
+            cases=cases,
+            # Output printed during hidden tests could reveal their inputs: show it for "run" only.
+            output=fence_output(self.run.output_tail) if self.mode == "run" else "",
+            duration_s=round(self.duration_s, 3),
+            versions=self.versions,
+            judged_at=self.judged_at,
+            tiers=dict(self.tiers),
+        )
 
 
-def public_hidden_case(number: int, case: CaseResult, lang: Lang) -> "PublicCase":
+def public_hidden_case(number: int, case: CaseResult, lang: Lang) -> PublicCase:
     """A hidden case as a learner sees it: a generic name, its outcome and the author's static hint.
 
     No message and no duration: the submission controls both, so either could carry hidden inputs out."""
-    return PublicCase(name=f"hidden {number}", outcome=case.outcome, hidden=True, message="",
-                      hint=case.hint.get(lang), duration_s=0.0)
+    return PublicCase(
+        name=f"hidden {number}", outcome=case.outcome, hidden=True, message="", hint=case.hint.get(lang), duration_s=0.0
+    )
 
 
 def fence_output(text: str) -> str:
@@ -180,6 +217,9 @@ class PublicReport(BaseModel):
     output: str = Field("", description="Tail of what the learner's code printed.")
     duration_s: float
     versions: dict[str, str]
-    tiers: dict[str, str] = Field(default_factory=dict, description="Tier name ('cpu', 'gpu') -> 'ran' or 'skipped' "
-                                  "(a skipped tier had no runner here: its cases are still to do).")
+    tiers: dict[str, str] = Field(
+        default_factory=dict,
+        description="Tier name ('cpu', 'gpu') -> 'ran' or 'skipped' "
+        "(a skipped tier had no runner here: its cases are still to do).",
+    )
     judged_at: datetime

@@ -35,8 +35,9 @@ def syntax_error(source: str, display_name: str) -> Text | None:
     return None
 
 
-def import_block(headline: Text, kind: str, line: int | None, source: str,
-                 offset: int | None = None, end_offset: int | None = None) -> Text:
+def import_block(
+    headline: Text, kind: str, line: int | None, source: str, offset: int | None = None, end_offset: int | None = None
+) -> Text:
     """The error with its file and line (headline), the offending source line with a caret under it, and a
     one-line hint chosen by the error's kind."""
     shown = _caret(source, line, offset, end_offset)
@@ -67,15 +68,16 @@ def _caret(source: str, line: int | None, offset: int | None, end_offset: int | 
         start, end = 0, len(text.rstrip()) or 1
     if len(text) > WIDTH:  # a window around the caret, so a 10 000-character line stays one line
         left = max(0, min(start - WIDTH // 2, len(text) - WIDTH))
-        text, start, end = text[left:left + WIDTH], start - left, min(end - left, WIDTH)
+        text, start, end = text[left : left + WIDTH], start - left, min(end - left, WIDTH)
     end = min(max(end, start + 1), max(len(text), start + 1))
     return f"    {plain(text.rstrip())}\n    {' ' * start}{'^' * (end - start)}"
 
 
 def not_compiled(problem_id: str, mode: str, message: Text, on_event: EventSink | None) -> Report:
     """The report of a file that does not compile: compile_error, and no test ran (none was collected)."""
-    report = Report(problem=problem_id, verdict=Verdict.compile_error, score=0.0, passed=0, total=0, mode=mode,
-                    message=message)
+    report = Report(
+        problem=problem_id, verdict=Verdict.compile_error, score=0.0, passed=0, total=0, mode=mode, message=message
+    )
     if on_event is not None:
         on_event(Collected(total=0))
         on_event(Done(verdict=report.verdict))

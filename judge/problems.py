@@ -49,8 +49,10 @@ class Problem:
     @cached_property
     def digest(self) -> str:
         """sha256 over problem.toml and every file under tests/: what a cached verdict depends on."""
-        files = [self.root / "problem.toml", *sorted(p for p in self.tests_dir.rglob("*")
-                                                    if p.is_file() and "__pycache__" not in p.parts)]
+        files = [
+            self.root / "problem.toml",
+            *sorted(p for p in self.tests_dir.rglob("*") if p.is_file() and "__pycache__" not in p.parts),
+        ]
         h = hashlib.sha256()
         for path in files:
             h.update(path.relative_to(self.root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")

@@ -34,8 +34,17 @@ def _one_of(kind, kinds) -> bool:
     return False
 
 
-def _check(value, depth: int, budget: list[int], _type=type, _len=len, _str=str, _dict=dict, _tensor=torch.Tensor,
-           _sequences=(list, tuple, torch.Size)) -> None:
+def _check(
+    value,
+    depth: int,
+    budget: list[int],
+    _type=type,
+    _len=len,
+    _str=str,
+    _dict=dict,
+    _tensor=torch.Tensor,
+    _sequences=(list, tuple, torch.Size),
+) -> None:
     budget[0] -= 1
     if budget[0] < 0 or depth > MAX_DEPTH:
         raise ReplyRejected("reply is nested too deeply or has too many items")

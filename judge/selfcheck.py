@@ -4,16 +4,23 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 from judge.i18n import LANGS, Text
 from judge.models import Outcome, Report, Verdict
 from judge.problems import Problem
 
-REQUIRED_FILES = ("prompt.zh.md", "prompt.en.md", "starter.py", "tests/probes.py", "tests/test_public.py",
-                  "tests/test_hidden.py", "solutions/reference.py")
+REQUIRED_FILES = (
+    "prompt.zh.md",
+    "prompt.en.md",
+    "starter.py",
+    "tests/probes.py",
+    "tests/test_public.py",
+    "tests/test_hidden.py",
+    "solutions/reference.py",
+)
 NOT_A_STARTER_VERDICT = (Verdict.accepted, Verdict.compile_error, Verdict.internal_error)
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")  # an "English" text holding these is not
 
@@ -33,7 +40,7 @@ class SolutionCase:
 
     label: str
     path: Path
-    expect: Verdict | None   # None: the starter, which must import and must not be accepted
+    expect: Verdict | None  # None: the starter, which must import and must not be accepted
 
     def judge(self, grade: Callable[[str, str], object], problem: Problem) -> Check:
         started = time.monotonic()
@@ -55,8 +62,10 @@ def _failures(report) -> str:
 
 
 def solution_cases(problem: Problem) -> list[SolutionCase]:
-    cases = [SolutionCase("starter is rejected", problem.starter_path, None),
-             SolutionCase("reference is accepted", problem.reference_path, Verdict.accepted)]
+    cases = [
+        SolutionCase("starter is rejected", problem.starter_path, None),
+        SolutionCase("reference is accepted", problem.reference_path, Verdict.accepted),
+    ]
     cases += [SolutionCase(f"valid/{p.name} is accepted", p, Verdict.accepted) for p in problem.valid_solutions()]
     cases += [SolutionCase(f"wrong/{p.name} gets {v.value}", p, v) for p, v in problem.wrong_solutions()]
     return cases
@@ -74,9 +83,15 @@ def missing_language(text: Text) -> str:
 def feedback_gaps(report: Report) -> list[str]:
     """What a learner reading this (not accepted) report in zh or en would miss: a failing case's message or
     hint in one language only, or no failing case that says anything (a compile error's summary says it)."""
-    gaps = [f"{case.name} {field}: {missing}" for case in report.cases if case.outcome != Outcome.passed
-            for field in ("message", "hint") if getattr(case, field)
-            for missing in [missing_language(getattr(case, field))] if missing]
+    gaps = [
+        f"{case.name} {field}: {missing}"
+        for case in report.cases
+        if case.outcome != Outcome.passed
+        for field in ("message", "hint")
+        if getattr(case, field)
+        for missing in [missing_language(getattr(case, field))]
+        if missing
+    ]
     if report.verdict == Verdict.compile_error:
         missing = missing_language(report.message)
         return gaps + ([f"summary: {missing}"] if missing else [])
@@ -89,8 +104,11 @@ def feedback_gaps(report: Report) -> list[str]:
 
 def hint_gaps(report: Report) -> list[str]:
     """Hidden cases of a full (submit) report without an author's hint in both languages."""
-    return [f"{case.name}: hint {missing_language(case.hint) or 'missing'}" for case in report.cases
-            if case.hidden and missing_language(case.hint)]
+    return [
+        f"{case.name}: hint {missing_language(case.hint) or 'missing'}"
+        for case in report.cases
+        if case.hidden and missing_language(case.hint)
+    ]
 
 
 def static_checks(problem: Problem) -> Iterator[Check]:
@@ -104,8 +122,12 @@ def static_checks(problem: Problem) -> Iterator[Check]:
     started = time.monotonic()
     try:
         wrong = problem.wrong_solutions()
-        yield Check(f"{len(wrong)} wrong solutions declare a verdict", bool(wrong), time.monotonic() - started,
-                    "" if wrong else "solutions/wrong/ has no solutions")
+        yield Check(
+            f"{len(wrong)} wrong solutions declare a verdict",
+            bool(wrong),
+            time.monotonic() - started,
+            "" if wrong else "solutions/wrong/ has no solutions",
+        )
     except Exception as exc:  # noqa: BLE001 - a malformed declaration is reported, not raised
         yield Check("wrong solutions declare a verdict", False, 0.0, str(exc))
 
@@ -118,15 +140,20 @@ def report_checks(case: SolutionCase, check: Check, budget: float) -> Iterator[C
         return
     if case.expect == Verdict.accepted and check.ok:
         within = check.seconds < budget
-        yield Check(f"{case.path.name}: whole suite within {budget:.0f}s", within, check.seconds,
-                    "" if within else f"took {check.seconds:.1f}s")
+        yield Check(
+            f"{case.path.name}: whole suite within {budget:.0f}s",
+            within,
+            check.seconds,
+            "" if within else f"took {check.seconds:.1f}s",
+        )
     if case.path.name == "reference.py" and case.path.parent.name == "solutions":
         gaps = hint_gaps(report)
         yield Check("every hidden test has a hint in zh and en", not gaps, 0.0, _listed(gaps))
     if case.expect != Verdict.accepted and report.verdict != Verdict.accepted:
         gaps = feedback_gaps(report)
-        yield Check(f"{case.label.split(' ')[0]}: its report says what is wrong, in zh and en", not gaps, 0.0,
-                    _listed(gaps))
+        yield Check(
+            f"{case.label.split(' ')[0]}: its report says what is wrong, in zh and en", not gaps, 0.0, _listed(gaps)
+        )
 
 
 def _listed(gaps: list[str], shown: int = 3) -> str:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 import time
 
-
 from judge.catalog import say
 from judge.errors import JudgeError
 from judge.events import EventSink
@@ -18,8 +17,8 @@ from judge.runners import Runner
 from judge.runners.base import WORKER_PRELOAD
 from judge.runners.make import make_runner
 from judge.settings import Settings
-from judge.versions import judge_versions
 from judge.source import check_source
+from judge.versions import judge_versions
 from sandbox import ZygoteClient
 from sandbox.client import fork_unsafe
 
@@ -43,8 +42,14 @@ class Judge:
     def problem(self, problem_id: str) -> Problem:
         return self.problem_set.get(problem_id)
 
-    def grade(self, problem_id: str, source_code: str | bytes, mode: str = "submit",
-              on_event: EventSink | None = None, display_name: str | None = None) -> Report:
+    def grade(
+        self,
+        problem_id: str,
+        source_code: str | bytes,
+        mode: str = "submit",
+        on_event: EventSink | None = None,
+        display_name: str | None = None,
+    ) -> Report:
         """Judge one submission. Learner mistakes become verdicts; only bad requests raise JudgeError."""
         if mode not in ("submit", "run"):
             raise JudgeError(say("usage.bad_mode", mode=repr(mode)))
@@ -63,8 +68,9 @@ class Judge:
         report.flags = report_flags(source, report)  # for instructors: constructs to look at, tampering
         return report
 
-    def _grade_in_sandbox(self, problem: Problem, source: str, mode: str, on_event: EventSink | None,
-                          display: str) -> Report:
+    def _grade_in_sandbox(
+        self, problem: Problem, source: str, mode: str, on_event: EventSink | None, display: str
+    ) -> Report:
         try:
             checker_zygote = self._warm()
             return grade_once(problem, source, mode, self._runner, checker_zygote, display, self.settings, on_event)
@@ -72,14 +78,22 @@ class Judge:
             raise
         except Exception as exc:  # noqa: BLE001 - any judge fault becomes an internal_error report, never a crash
             self._discard_zygotes()
-            return Report(problem=problem.id, verdict=Verdict.internal_error, score=0, passed=0, total=0,
-                          mode=mode, message=say("internal_error"), detail=f"{type(exc).__name__}: {exc}",
-                          fault=Fault(what="judge", retryable=True))
+            return Report(
+                problem=problem.id,
+                verdict=Verdict.internal_error,
+                score=0,
+                passed=0,
+                total=0,
+                mode=mode,
+                message=say("internal_error"),
+                detail=f"{type(exc).__name__}: {exc}",
+                fault=Fault(what="judge", retryable=True),
+            )
 
     def versions(self) -> dict[str, str]:
         return judge_versions()
 
-    def warm(self) -> "Judge":
+    def warm(self) -> Judge:
         """Start the warm parents now (seconds), so that the first judgement does not pay for them."""
         self._warm()
         return self
@@ -90,8 +104,10 @@ class Judge:
             if self._zygotes is None or not all(z.alive for z in self._zygotes):
                 self._discard_zygotes()
                 spawn = not self.settings.zygotes or fork_unsafe()  # spawn: no warm parent, a fresh process per job
-                zygotes = (ZygoteClient(WORKER_PRELOAD, "worker-zygote", spawn).start(),
-                           ZygoteClient(CHECKER_PRELOAD, "checker-zygote", spawn).start())
+                zygotes = (
+                    ZygoteClient(WORKER_PRELOAD, "worker-zygote", spawn).start(),
+                    ZygoteClient(CHECKER_PRELOAD, "checker-zygote", spawn).start(),
+                )
                 for zygote in zygotes:  # both import torch at once, on separate cores
                     zygote.wait_ready()
                 self._zygotes = zygotes
@@ -122,10 +138,8 @@ class Judge:
         with self._lock:
             self._discard_zygotes()
 
-    def __enter__(self) -> "Judge":
+    def __enter__(self) -> Judge:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
-
-

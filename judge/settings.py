@@ -21,12 +21,16 @@ class Settings(BaseSettings):
     zygotes: bool = Field(True, description="Fork checkers and workers from warm parents (False: spawn fresh).")
     lang: Lang = Field("zh", description="Language of everything a learner reads: 'zh' (the handbook's) or 'en'.")
     isolation: Literal["auto", "none"] = Field(
-        "auto", description="'auto': every isolation layer the host offers; 'none': only resource limits (debugging).")
+        "auto", description="'auto': every isolation layer the host offers; 'none': only resource limits (debugging)."
+    )
     sandbox: Literal["auto", "local", "docker"] = Field(
-        "auto", description="Where CPU work runs: 'local' zygotes, or 'docker' (the CPU runner image); 'auto' is local.")
+        "auto", description="Where CPU work runs: 'local' zygotes, or 'docker' (the CPU runner image); 'auto' is local."
+    )
     gpu_runner: Literal["", "local", "docker"] = Field(
-        "", description="Where GPU-tier cases run: '' nowhere (they are skipped), 'local' (this host has CUDA), "
-        "'docker' (the GPU runner image on DOCKER_HOST, one container per device in gpu_devices).")
+        "",
+        description="Where GPU-tier cases run: '' nowhere (they are skipped), 'local' (this host has CUDA), "
+        "'docker' (the GPU runner image on DOCKER_HOST, one container per device in gpu_devices).",
+    )
     gpu_devices: list[str] = Field(["0"], description="GPUs the docker GPU runner uses, one container each.")
     docker_image: str = Field("", description="CPU runner image; '' is the newest one `judge image build` made.")
     gpu_image: str = Field("practice-judge:gpu-runner", description="GPU runner image (Dockerfile target gpu-runner).")

@@ -24,16 +24,21 @@ def plain(text: str) -> str:
 
 # torch's own noise in learner-facing text: where a custom op's kernel lives, pointers to its issue tracker and
 # docs, "scroll up" notes, and stack dumps. None of it helps a learner find their mistake.
-_NOISE = [re.compile(p, re.I) for p in (
-    r"\s*\(with implementation in <module [^>]*>\)",
-    r"\s*\(scroll up for (?:the )?stack trace\)",
-    r"\s*(?:Please|For more information,?|For more details,?|See)\s[^.!?]*https?://\S+[^.!?]*[.!?]?",
-    r"\s*https?://\S+",
-    r"Dynamo failed to run FX node with fake tensors: call_function .*?\): got ",  # the node dump before the cause
-)]
-_STACK_LINE = re.compile(r"^\s*(?:Traceback \(most recent call last\)|File \"|During handling of|The above exception"
-                         r"|from user code:|Set TORCH_LOGS|Developer debug context|While executing %"
-                         r"|\^+\s*$|~+\s*$)")
+_NOISE = [
+    re.compile(p, re.I)
+    for p in (
+        r"\s*\(with implementation in <module [^>]*>\)",
+        r"\s*\(scroll up for (?:the )?stack trace\)",
+        r"\s*(?:Please|For more information,?|For more details,?|See)\s[^.!?]*https?://\S+[^.!?]*[.!?]?",
+        r"\s*https?://\S+",
+        r"Dynamo failed to run FX node with fake tensors: call_function .*?\): got ",  # the node dump before the cause
+    )
+]
+_STACK_LINE = re.compile(
+    r"^\s*(?:Traceback \(most recent call last\)|File \"|During handling of|The above exception"
+    r"|from user code:|Set TORCH_LOGS|Developer debug context|While executing %"
+    r"|\^+\s*$|~+\s*$)"
+)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])")
 
 

@@ -15,5 +15,8 @@ def installed_version(distribution: str, missing: str = "dev") -> str:
 
 def judge_versions() -> dict[str, str]:
     """What a Report names as having produced it (with the problem's digest: the cache key of a verdict)."""
-    return {"python": platform.python_version(), "torch": installed_version("torch"),
-            "judge": installed_version("practice-judge")}
+    return {
+        "python": platform.python_version(),
+        "torch": installed_version("torch"),
+        "judge": installed_version("practice-judge"),
+    }

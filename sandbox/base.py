@@ -13,29 +13,29 @@ EXIT_LAYER = 87
 
 @dataclass
 class JobSpec:
-    target: str                      # "package.module:function", called as function(fds, payload) in the child
+    target: str  # "package.module:function", called as function(fds, payload) in the child
     payload: dict = field(default_factory=dict)
     wall_s: float = 60.0
     memory_bytes: int | None = None  # None: no memory limit
-    output_bytes: int = 1 << 20      # stdout+stderr budget; more kills the job
-    workdir: str | None = None       # scratch folder: cwd, HOME and TMPDIR of the child
+    output_bytes: int = 1 << 20  # stdout+stderr budget; more kills the job
+    workdir: str | None = None  # scratch folder: cwd, HOME and TMPDIR of the child
     env: dict[str, str] = field(default_factory=dict)
-    isolate: bool = False            # apply the untrusted-code layers (rlimits, namespaces, ...)
-    threads: int = 1                 # torch intra-op threads in the child; also the CPU cgroup quota (cores)
+    isolate: bool = False  # apply the untrusted-code layers (rlimits, namespaces, ...)
+    threads: int = 1  # torch intra-op threads in the child; also the CPU cgroup quota (cores)
     # Used only with isolate=True, where the host offers the layer:
-    scratch_bytes: int = 256 << 20   # private tmpfs holding the (copied) workdir: cwd, HOME, TMPDIR, caches
-    scratch_exec: bool = True        # False: scratch is noexec, so no program or library the job writes can run
-    shm_bytes: int = 64 << 20        # private /dev/shm
-    max_pids: int = 128              # processes and threads (pids cgroup); a fork bomb stops here
+    scratch_bytes: int = 256 << 20  # private tmpfs holding the (copied) workdir: cwd, HOME, TMPDIR, caches
+    scratch_exec: bool = True  # False: scratch is noexec, so no program or library the job writes can run
+    shm_bytes: int = 64 << 20  # private /dev/shm
+    max_pids: int = 128  # processes and threads (pids cgroup); a fork bomb stops here
     hide: list[str] = field(default_factory=list)  # more host paths the job must not see (e.g. the problems folder)
     skip: list[str] = field(default_factory=list)  # layer names not to apply (reported as skipped)
-    degrade: bool = False            # a layer that fails in the child: False fails the job (EXIT_LAYER), True runs on
+    degrade: bool = False  # a layer that fails in the child: False fails the job (EXIT_LAYER), True runs on
 
     def to_wire(self) -> dict:
         return asdict(self)
 
     @classmethod
-    def from_wire(cls, data: dict) -> "JobSpec":
+    def from_wire(cls, data: dict) -> JobSpec:
         return cls(**data)
 
 
@@ -50,12 +50,12 @@ class JobFacts:
     peak_memory_mib: float | None = None
     output_tail: str = ""
     layers: dict[str, str] = field(default_factory=dict)
-    setup_s: float | None = None     # fork to target start: the sandbox's own cost for this job
-    sandbox_error: str = ""          # an isolation layer failed to apply: an infrastructure fault, not the learner's
+    setup_s: float | None = None  # fork to target start: the sandbox's own cost for this job
+    sandbox_error: str = ""  # an isolation layer failed to apply: an infrastructure fault, not the learner's
 
     def to_wire(self) -> dict:
         return asdict(self)
 
     @classmethod
-    def from_wire(cls, data: dict) -> "JobFacts":
+    def from_wire(cls, data: dict) -> JobFacts:
         return cls(**data)

@@ -22,9 +22,9 @@ PREFIX = "pj-"
 @dataclass
 class Hierarchy:
     version: int
-    base: str                  # the zygote's own cgroup in this hierarchy: job groups go below it
+    base: str  # the zygote's own cgroup in this hierarchy: job groups go below it
     controllers: set[str] = field(default_factory=set)
-    kill: bool = False         # v2: job groups have cgroup.kill (Linux >= 5.14)
+    kill: bool = False  # v2: job groups have cgroup.kill (Linux >= 5.14)
 
 
 def _read(path: str) -> str:
@@ -42,7 +42,7 @@ def _own_paths() -> dict[str, str]:
     own = {}
     for line in _read("/proc/self/cgroup").splitlines():
         _id, names, path = line.split(":", 2)
-        for name in (names.split(",") if names else [""]):
+        for name in names.split(",") if names else [""]:
             own[name] = path
     return own
 
@@ -61,7 +61,7 @@ def _mounts() -> list[tuple[str, str, str, list[str]]]:
 def _join(mount: str, root: str, path: str) -> str | None:
     if root != "/" and not (path == root or path.startswith(root + "/")):
         return None  # our cgroup is not visible through this mount
-    rel = path[len(root):] if root != "/" else path
+    rel = path[len(root) :] if root != "/" else path
     return os.path.normpath(mount + "/" + rel.lstrip("/"))
 
 
@@ -251,7 +251,7 @@ class Cgroups:
             except OSError:
                 continue
             for name in names:
-                owner = name[len(PREFIX):].split("-")[0] if name.startswith(PREFIX) else ""
+                owner = name[len(PREFIX) :].split("-")[0] if name.startswith(PREFIX) else ""
                 if owner.isdigit() and not _alive(int(owner)):
                     stale.append(os.path.join(base, name))
         for _ in range(20):
@@ -263,8 +263,10 @@ class Cgroups:
             time.sleep(0.01)
         self.pending.extend(stale)
 
-def _set_limits(by_controller: dict[str, tuple[int, str]], memory_bytes: int | None, max_pids: int,
-                cpus: float) -> None:
+
+def _set_limits(
+    by_controller: dict[str, tuple[int, str]], memory_bytes: int | None, max_pids: int, cpus: float
+) -> None:
     if "memory" in by_controller and memory_bytes:
         version, path = by_controller["memory"]
         if version == 1:
@@ -333,8 +335,10 @@ def _prepare_v2(h: Hierarchy) -> str:
             return f"cgroup v2: cannot enable {wanted} in {h.base}: {exc.strerror}"
     others = [pid for pid in _read(os.path.join(h.base, "cgroup.procs")).split() if not _ours(int(pid))]
     if others:
-        return (f"cgroup v2: {h.base} also holds {len(others)} other process(es), so its child groups cannot get "
-                f"controllers; run the judge in a delegated cgroup of its own")
+        return (
+            f"cgroup v2: {h.base} also holds {len(others)} other process(es), so its child groups cannot get "
+            f"controllers; run the judge in a delegated cgroup of its own"
+        )
     leaf = os.path.join(h.base, f"{PREFIX}judge")
     try:
         os.makedirs(leaf, exist_ok=True)

@@ -24,9 +24,14 @@ def job_env(spec: JobSpec, scratch: str | None, planned: dict[str, str]) -> None
     if scratch:
         os.chdir(scratch)
         cache = os.path.join(scratch, ".cache")
-        os.environ.update(HOME=scratch, TMPDIR=scratch, XDG_CACHE_HOME=cache, TORCH_HOME=os.path.join(cache, "torch"),
-                          TORCHINDUCTOR_CACHE_DIR=os.path.join(cache, "torchinductor"),
-                          TRITON_CACHE_DIR=os.path.join(cache, "triton"))
+        os.environ.update(
+            HOME=scratch,
+            TMPDIR=scratch,
+            XDG_CACHE_HOME=cache,
+            TORCH_HOME=os.path.join(cache, "torch"),
+            TORCHINDUCTOR_CACHE_DIR=os.path.join(cache, "torchinductor"),
+            TRITON_CACHE_DIR=os.path.join(cache, "triton"),
+        )
         tempfile.tempdir = None  # the zygote may have cached its own temporary folder
     if planned.get("uid") == "active":
         os.environ.update(USER="sandbox", LOGNAME="sandbox")  # getpass.getuser() needs no passwd entry
@@ -43,8 +48,17 @@ def _redirect(out_fd: int) -> None:
     os.close(out_fd)
 
 
-def run(spec: JobSpec, fds: list[int], out_fd: int | None, plan: dict[str, str], group: JobGroup | None,
-        report_fd: int, started: float, zygote_pid: int, preload: list[str] = ()) -> None:
+def run(
+    spec: JobSpec,
+    fds: list[int],
+    out_fd: int | None,
+    plan: dict[str, str],
+    group: JobGroup | None,
+    report_fd: int,
+    started: float,
+    zygote_pid: int,
+    preload: list[str] = (),
+) -> None:
     """Body of a job's process; never returns. preload: modules to import first (spawn mode only)."""
     code = 1
     try:

@@ -15,8 +15,16 @@ from sandbox.base import JobFacts, JobSpec
 
 PACKAGE_ROOT = Path(__file__).resolve().parent.parent
 # Variables a zygote keeps from the caller's environment; everything else (tokens, keys) is dropped.
-KEPT_ENV = ("PATH", "LANG", "LC_ALL", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "VIRTUAL_ENV", "SYSTEMROOT",
-            "PRACTICE_SANDBOX_NO_PIDFD")
+KEPT_ENV = (
+    "PATH",
+    "LANG",
+    "LC_ALL",
+    "OPENBLAS_CORETYPE",
+    "OPENBLAS_L2_SIZE",
+    "VIRTUAL_ENV",
+    "SYSTEMROOT",
+    "PRACTICE_SANDBOX_NO_PIDFD",
+)
 
 
 def fork_unsafe() -> bool:
@@ -31,7 +39,7 @@ class ZygoteDied(RuntimeError):
 class Job:
     """One job's process (forked or spawned): its pid once started, its facts once it has ended."""
 
-    def __init__(self, zygote: "ZygoteClient", job_id: int):
+    def __init__(self, zygote: ZygoteClient, job_id: int):
         self._zygote = zygote
         self.id = job_id
         self.pid: int | None = None
@@ -74,15 +82,33 @@ class ZygoteClient:
         self._proc: subprocess.Popen | None = None
         self._reader: threading.Thread | None = None
 
-    def start(self) -> "ZygoteClient":
+    def start(self) -> ZygoteClient:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         env = {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
-        env.update(PYTHONPATH=str(PACKAGE_ROOT), PYTHONDONTWRITEBYTECODE="1", PYTHONUNBUFFERED="1",
-                   HOME=os.environ.get("HOME", "/tmp"), LANG=env.get("LANG", "C.UTF-8"))
-        argv = [sys.executable, "-m", "sandbox.zygote", "--control-fd", str(theirs.fileno()),
-                "--preload", ",".join(self.preload)] + (["--spawn"] if self.spawn else [])
-        self._proc = subprocess.Popen(argv, pass_fds=[theirs.fileno()], env=env, stdin=subprocess.DEVNULL,
-                                      stdout=subprocess.DEVNULL, cwd=str(PACKAGE_ROOT))
+        env.update(
+            PYTHONPATH=str(PACKAGE_ROOT),
+            PYTHONDONTWRITEBYTECODE="1",
+            PYTHONUNBUFFERED="1",
+            HOME=os.environ.get("HOME", "/tmp"),
+            LANG=env.get("LANG", "C.UTF-8"),
+        )
+        argv = [
+            sys.executable,
+            "-m",
+            "sandbox.zygote",
+            "--control-fd",
+            str(theirs.fileno()),
+            "--preload",
+            ",".join(self.preload),
+        ] + (["--spawn"] if self.spawn else [])
+        self._proc = subprocess.Popen(
+            argv,
+            pass_fds=[theirs.fileno()],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            cwd=str(PACKAGE_ROOT),
+        )
         theirs.close()
         self._sock = ours
         self._reader = threading.Thread(target=self._read_loop, name=f"{self.name}-reader", daemon=True)

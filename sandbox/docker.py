@@ -18,12 +18,12 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import docker
 from docker.types import DeviceRequest, Mount
 
+import docker
 from sandbox.client import ZygoteClient, ZygoteDied
 
-RUN_DIR = "/pj/run"     # in the container: where its zygote's socket appears (bind mount, read-write)
+RUN_DIR = "/pj/run"  # in the container: where its zygote's socket appears (bind mount, read-write)
 INBOX_DIR = "/pj/inbox"  # in the container: the host's job folders (bind mount, read-only)
 USER = "10001:10001"
 START_TIMEOUT_S = 120
@@ -36,9 +36,9 @@ class ContainerSpec:
     preload: tuple[str, ...]
     memory_bytes: int = 4 << 30
     pids: int = 512
-    gpu: str | None = None          # a device id ("0") or None for a CPU runner
+    gpu: str | None = None  # a device id ("0") or None for a CPU runner
     scratch_bytes: int = 512 << 20
-    scratch_exec: bool = False      # the tmpfs scratch may hold programs and libraries (Triton's, on a GPU)
+    scratch_exec: bool = False  # the tmpfs scratch may hold programs and libraries (Triton's, on a GPU)
     name: str = "worker"
     env: dict[str, str] = field(default_factory=dict)
 
@@ -52,15 +52,28 @@ def run_kwargs(spec: ContainerSpec, run_dir: Path, inbox: Path) -> dict:
     scratch = f"rw,nosuid,nodev,{'exec' if spec.scratch_exec else 'noexec'},size={spec.scratch_bytes}"
     return dict(
         command=["--socket", f"{RUN_DIR}/zygote.sock", "--preload", ",".join(spec.preload)],
-        detach=True, init=True, network_mode="none", user=USER, read_only=True,
-        cap_drop=["ALL"], security_opt=["no-new-privileges"],
-        mem_limit=spec.memory_bytes, memswap_limit=spec.memory_bytes, pids_limit=spec.pids,
+        detach=True,
+        init=True,
+        network_mode="none",
+        user=USER,
+        read_only=True,
+        cap_drop=["ALL"],
+        security_opt=["no-new-privileges"],
+        mem_limit=spec.memory_bytes,
+        memswap_limit=spec.memory_bytes,
+        pids_limit=spec.pids,
         tmpfs={"/tmp": scratch, "/dev/shm": "rw,nosuid,nodev,noexec,size=64m"},
         mounts=[Mount(RUN_DIR, str(run_dir), type="bind"), Mount(INBOX_DIR, str(inbox), type="bind", read_only=True)],
         device_requests=[DeviceRequest(device_ids=[spec.gpu], capabilities=[["gpu"]])] if spec.gpu else None,
-        environment={"HOME": "/tmp", "USER": "judge", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1",
-                     **spec.env},
-        labels={ROLE_LABEL: "worker"})
+        environment={
+            "HOME": "/tmp",
+            "USER": "judge",
+            "PYTHONDONTWRITEBYTECODE": "1",
+            "PYTHONUNBUFFERED": "1",
+            **spec.env,
+        },
+        labels={ROLE_LABEL: "worker"},
+    )
 
 
 class ContainerZygote(ZygoteClient):
@@ -77,7 +90,7 @@ class ContainerZygote(ZygoteClient):
             folder.chmod(0o777 if folder == self.run_dir else 0o755)  # the container's user makes its socket here
         self.container = None
 
-    def start(self) -> "ContainerZygote":
+    def start(self) -> ContainerZygote:
         self.container = self.docker.containers.run(self.spec.image, **run_kwargs(self.spec, self.run_dir, self.inbox))
         self._sock = self._connect()
         self._reader = threading.Thread(target=self._read_loop, name=f"{self.name}-reader", daemon=True)

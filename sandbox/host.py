@@ -14,14 +14,14 @@ import sys
 
 from sandbox import cgroups, landlock, namespaces, paths, privileges, rlimits, seccomp_filter, syscalls
 
-LAYERS = ("memory", "pids", "cpu", "network", "mount", "pid", "ipc", "uts", "uid", "landlock", "seccomp",
-          "rlimits")
+LAYERS = ("memory", "pids", "cpu", "network", "mount", "pid", "ipc", "uts", "uid", "landlock", "seccomp", "rlimits")
 NAMESPACES = ("network", "mount", "pid", "ipc", "uts")
 
 
 class Host:
-    def __init__(self, status: dict[str, str], groups: cgroups.Cgroups | None, landlock_abi: int,
-                 seccomp, view: paths.View):
+    def __init__(
+        self, status: dict[str, str], groups: cgroups.Cgroups | None, landlock_abi: int, seccomp, view: paths.View
+    ):
         self.status = status
         self.groups = groups
         self.landlock_abi = landlock_abi
@@ -32,7 +32,8 @@ class Host:
         return {
             "cgroups": self.groups.describe() if self.groups else "none",
             "landlock ABI": str(self.landlock_abi),
-            "worker uid": f"{privileges.WORKER_UID}:{privileges.WORKER_GID}" if self.status["uid"] == "active"
+            "worker uid": f"{privileges.WORKER_UID}:{privileges.WORKER_GID}"
+            if self.status["uid"] == "active"
             else str(os.geteuid() if syscalls.LINUX else "-"),
             "readable": ", ".join(self.view.read),
             "bound back read-only": ", ".join(self.view.keep) or "-",
@@ -48,8 +49,11 @@ def probe() -> Host:
         status["rlimits"] = rlimits.status()
         return Host(status, None, 0, None, view)
     root = os.geteuid() == 0
-    groups = cgroups.Cgroups() if root or _cgroup_delegated() else cgroups.Cgroups(
-        reason=f"the judge is not root (uid {os.geteuid()}) and has no delegated cgroup")
+    groups = (
+        cgroups.Cgroups()
+        if root or _cgroup_delegated()
+        else cgroups.Cgroups(reason=f"the judge is not root (uid {os.geteuid()}) and has no delegated cgroup")
+    )
     status = {name: groups.status(name) for name in cgroups.CONTROLLERS}
     abi, status["landlock"] = landlock.probe()
     flt, status["seccomp"] = seccomp_filter.prepare()
@@ -104,8 +108,10 @@ def _trials(flt) -> dict[str, str]:
                 namespaces.unshare([name])
                 result[name] = "active"
             except OSError as exc:
-                result[name] = (f"unshare refused ({os.strerror(exc.errno)}): needs root with CAP_SYS_ADMIN, "
-                                "outside a container profile that forbids it")
+                result[name] = (
+                    f"unshare refused ({os.strerror(exc.errno)}): needs root with CAP_SYS_ADMIN, "
+                    "outside a container profile that forbids it"
+                )
     if result.get("mount") == "active":
         try:
             syscalls.mount_setattr("/", syscalls.MOUNT_ATTR_RDONLY, propagation=syscalls.MS_PRIVATE)
@@ -139,8 +145,12 @@ def current() -> Host:
 
 def to_wire(probed: Host) -> dict:
     """What a spawned job needs of the zygote's probe (cgroups stay with the zygote)."""
-    return {"status": probed.status, "landlock_abi": probed.landlock_abi, "seccomp": probed.seccomp is not None,
-            "view": dataclasses.asdict(probed.view)}
+    return {
+        "status": probed.status,
+        "landlock_abi": probed.landlock_abi,
+        "seccomp": probed.seccomp is not None,
+        "view": dataclasses.asdict(probed.view),
+    }
 
 
 def adopt(data: dict, seccomp: bool) -> Host:

@@ -30,8 +30,11 @@ FILE_RIGHTS = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL
 
 
 class _RulesetAttr(ctypes.Structure):
-    _fields_ = [("handled_access_fs", ctypes.c_uint64), ("handled_access_net", ctypes.c_uint64),
-                ("scoped", ctypes.c_uint64)]
+    _fields_ = [
+        ("handled_access_fs", ctypes.c_uint64),
+        ("handled_access_net", ctypes.c_uint64),
+        ("scoped", ctypes.c_uint64),
+    ]
 
 
 class _PathBeneath(ctypes.Structure):
@@ -44,11 +47,18 @@ def probe() -> tuple[int, str]:
     if not syscalls.LINUX:
         return 0, "not Linux"
     try:
-        return syscalls.syscall(syscalls.SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0),
-                                ctypes.c_uint32(CREATE_RULESET_VERSION), what="landlock_create_ruleset"), "active"
+        return syscalls.syscall(
+            syscalls.SYS_LANDLOCK_CREATE_RULESET,
+            None,
+            ctypes.c_size_t(0),
+            ctypes.c_uint32(CREATE_RULESET_VERSION),
+            what="landlock_create_ruleset",
+        ), "active"
     except OSError as exc:
-        why = {errno.ENOSYS: "this kernel has no Landlock (needs Linux >= 5.13)",
-               errno.EOPNOTSUPP: "Landlock is disabled at boot (add landlock to the kernel's lsm= list)"}
+        why = {
+            errno.ENOSYS: "this kernel has no Landlock (needs Linux >= 5.13)",
+            errno.EOPNOTSUPP: "Landlock is disabled at boot (add landlock to the kernel's lsm= list)",
+        }
         return 0, why.get(exc.errno, f"Landlock refused ({os.strerror(exc.errno)}): a container profile may forbid it")
 
 
@@ -63,8 +73,13 @@ def restrict(version: int, read: list[str], write: list[str], devices_rw: list[s
     if version >= 6:
         attr.scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL  # no signals to, no abstract sockets of, outsiders
         size = 24
-    ruleset = syscalls.syscall(syscalls.SYS_LANDLOCK_CREATE_RULESET, ctypes.byref(attr), ctypes.c_size_t(size),
-                               ctypes.c_uint32(0), what="landlock_create_ruleset")
+    ruleset = syscalls.syscall(
+        syscalls.SYS_LANDLOCK_CREATE_RULESET,
+        ctypes.byref(attr),
+        ctypes.c_size_t(size),
+        ctypes.c_uint32(0),
+        what="landlock_create_ruleset",
+    )
     try:
         for path in read:
             _allow(ruleset, path, READ | (FS_IOCTL_DEV if path == "/dev" else 0), fs)
@@ -72,8 +87,12 @@ def restrict(version: int, read: list[str], write: list[str], devices_rw: list[s
             _allow(ruleset, path, fs, fs)
         for path in devices_rw:
             _allow(ruleset, path, FILE_RIGHTS, fs)
-        syscalls.syscall(syscalls.SYS_LANDLOCK_RESTRICT_SELF, ctypes.c_int(ruleset), ctypes.c_uint32(0),
-                         what="landlock_restrict_self")
+        syscalls.syscall(
+            syscalls.SYS_LANDLOCK_RESTRICT_SELF,
+            ctypes.c_int(ruleset),
+            ctypes.c_uint32(0),
+            what="landlock_restrict_self",
+        )
     finally:
         os.close(ruleset)
 
@@ -87,7 +106,13 @@ def _allow(ruleset: int, path: str, access: int, handled: int) -> None:
         if not stat.S_ISDIR(os.fstat(fd).st_mode):
             access &= FILE_RIGHTS  # rights that only make sense on directories are refused on files
         rule = _PathBeneath(allowed_access=access & handled, parent_fd=fd)
-        syscalls.syscall(syscalls.SYS_LANDLOCK_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(RULE_PATH_BENEATH),
-                         ctypes.byref(rule), ctypes.c_uint32(0), what=f"landlock_add_rule({path})")
+        syscalls.syscall(
+            syscalls.SYS_LANDLOCK_ADD_RULE,
+            ctypes.c_int(ruleset),
+            ctypes.c_int(RULE_PATH_BENEATH),
+            ctypes.byref(rule),
+            ctypes.c_uint32(0),
+            what=f"landlock_add_rule({path})",
+        )
     finally:
         os.close(fd)

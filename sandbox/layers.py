@@ -44,9 +44,12 @@ def make_group(spec: JobSpec, planned: dict[str, str], job: str) -> JobGroup | N
     if not wanted or groups is None:
         return None
     try:
-        return groups.create(job, spec.memory_bytes if "memory" in wanted else None,
-                             spec.max_pids if "pids" in wanted else 1 << 22,
-                             float(spec.threads) if "cpu" in wanted else 0)
+        return groups.create(
+            job,
+            spec.memory_bytes if "memory" in wanted else None,
+            spec.max_pids if "pids" in wanted else 1 << 22,
+            float(spec.threads) if "cpu" in wanted else 0,
+        )
     except OSError as exc:
         return FailedGroup(exc)
 
@@ -96,7 +99,9 @@ class LayerReport:
             self.fd = -1
 
 
-def enter(spec: JobSpec, planned: dict[str, str], group: JobGroup | None, fds: list[int], report: LayerReport) -> str | None:
+def enter(
+    spec: JobSpec, planned: dict[str, str], group: JobGroup | None, fds: list[int], report: LayerReport
+) -> str | None:
     """Apply the planned layers in the current (child) process; returns the job's scratch folder."""
     if os.getsid(0) != os.getpid():  # a spawned job was started in its own session already
         os.setsid()  # own process group: the zygote kills the whole group at the end
@@ -116,8 +121,19 @@ def enter(spec: JobSpec, planned: dict[str, str], group: JobGroup | None, fds: l
     if "mount" in on and "mount" not in report.changed:
         scratch = spec.workdir or DEFAULT_SCRATCH
         view = paths.host_view(spec.hide) if spec.hide else host_mod.current().view
-        report.step(["mount"], mounts.build, view, scratch, spec.workdir, spec.scratch_bytes, spec.shm_bytes,
-                    uid, gid, "pid" in on, spec.scratch_exec)
+        report.step(
+            ["mount"],
+            mounts.build,
+            view,
+            scratch,
+            spec.workdir,
+            spec.scratch_bytes,
+            spec.shm_bytes,
+            uid,
+            gid,
+            "pid" in on,
+            spec.scratch_exec,
+        )
     elif scratch and "uid" in on:
         report.step(["uid"], os.chown, scratch, uid, gid)  # the job's own folder, on the host
     if "uid" in on:
@@ -125,8 +141,14 @@ def enter(spec: JobSpec, planned: dict[str, str], group: JobGroup | None, fds: l
     report.step(["landlock", "seccomp"], privileges.no_new_privs)
     if "landlock" in on:
         writable = [p for p in (scratch, "/dev/shm") if p]
-        report.step(["landlock"], landlock.restrict, host_mod.current().landlock_abi,
-                    host_mod.current().view.read, writable, list(WRITABLE_DEVICES))
+        report.step(
+            ["landlock"],
+            landlock.restrict,
+            host_mod.current().landlock_abi,
+            host_mod.current().view.read,
+            writable,
+            list(WRITABLE_DEVICES),
+        )
     if "seccomp" in on:
         report.step(["seccomp"], seccomp_filter.load, host_mod.current().seccomp)
     if "rlimits" in on:

@@ -35,8 +35,12 @@ class ContainerServer(ZygoteServer):
             for name in os.listdir(inbox):
                 shutil.copy(os.path.join(inbox, name), scratch)
             spec.workdir = scratch
-            spec.payload = {key: value.replace(inbox, scratch, 1) if isinstance(value, str) and
-                            value.startswith(inbox + "/") else value for key, value in spec.payload.items()}
+            spec.payload = {
+                key: value.replace(inbox, scratch, 1)
+                if isinstance(value, str) and value.startswith(inbox + "/")
+                else value
+                for key, value in spec.payload.items()
+            }
             self.scratches[job_id] = scratch
         super()._start(job_id, spec, fds)
 

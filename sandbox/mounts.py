@@ -21,8 +21,17 @@ from sandbox.paths import View, _under
 _RO = syscalls.MS_RDONLY | syscalls.MS_NOSUID | syscalls.MS_NODEV | syscalls.MS_NOEXEC
 
 
-def build(view: View, scratch: str, workdir: str | None, scratch_bytes: int, shm_bytes: int, uid: int,
-          gid: int, new_proc: bool, scratch_exec: bool = True) -> None:
+def build(
+    view: View,
+    scratch: str,
+    workdir: str | None,
+    scratch_bytes: int,
+    shm_bytes: int,
+    uid: int,
+    gid: int,
+    new_proc: bool,
+    scratch_exec: bool = True,
+) -> None:
     source = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY) if workdir else None
     kept = {path: os.open(path, os.O_PATH) for path in view.keep if os.path.exists(path)}
     try:
@@ -63,8 +72,12 @@ def _read_only_private_root() -> None:
     syscalls.mount(None, "/", None, syscalls.MS_REC | syscalls.MS_PRIVATE)
     for target in reversed(_mount_points()):
         try:
-            syscalls.mount(None, target, None, syscalls.MS_REMOUNT | syscalls.MS_BIND | syscalls.MS_RDONLY
-                           | syscalls.MS_NOSUID | _flags_of(target))
+            syscalls.mount(
+                None,
+                target,
+                None,
+                syscalls.MS_REMOUNT | syscalls.MS_BIND | syscalls.MS_RDONLY | syscalls.MS_NOSUID | _flags_of(target),
+            )
         except OSError:
             pass  # e.g. a mount under a covered path
 
@@ -91,8 +104,12 @@ def _tmpfs(target: str, options: str, noexec: bool) -> None:
 def _bind(source: str, target: str, read_only: bool) -> None:
     syscalls.mount(source, target, None, syscalls.MS_BIND | syscalls.MS_REC)
     if read_only:
-        syscalls.mount(None, target, None, syscalls.MS_REMOUNT | syscalls.MS_BIND | syscalls.MS_RDONLY
-                       | syscalls.MS_NOSUID | _flags_of(target))
+        syscalls.mount(
+            None,
+            target,
+            None,
+            syscalls.MS_REMOUNT | syscalls.MS_BIND | syscalls.MS_RDONLY | syscalls.MS_NOSUID | _flags_of(target),
+        )
 
 
 def _cover_dir(path: str, kept: dict[str, int], scratch: str) -> None:

@@ -17,10 +17,26 @@ REPO_ROOT = str(Path(__file__).resolve().parent.parent)
 WORKER_PACKAGES = ("judge", "sandbox")
 
 SYSTEM_READ = ("/usr", "/lib", "/lib64", "/lib32", "/libx32", "/bin", "/sbin", "/etc", "/proc", "/sys", "/dev")
-HIDDEN_DIRS = ("/root", "/home", "/tmp", "/var/tmp", "/run", "/mnt", "/media", "/srv", "/opt", "/var/lib",
-               "/var/log", "/var/mail", "/var/spool", "/var/backups", "/var/cache", "/boot", "/lost+found")
-HIDDEN_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers",
-                "/etc/security/opasswd")
+HIDDEN_DIRS = (
+    "/root",
+    "/home",
+    "/tmp",
+    "/var/tmp",
+    "/run",
+    "/mnt",
+    "/media",
+    "/srv",
+    "/opt",
+    "/var/lib",
+    "/var/log",
+    "/var/mail",
+    "/var/spool",
+    "/var/backups",
+    "/var/cache",
+    "/boot",
+    "/lost+found",
+)
+HIDDEN_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers", "/etc/security/opasswd")
 HIDDEN_ETC_DIRS = ("/etc/ssh", "/etc/ssl/private", "/etc/sudoers.d")
 
 
@@ -58,15 +74,16 @@ def _outermost(paths: list[str]) -> list[str]:
 
 @dataclass
 class View:
-    read: list[str] = field(default_factory=list)          # readable (and executable) trees
-    keep: list[str] = field(default_factory=list)          # needed paths inside hidden dirs: bound back read-only
-    hide_dirs: list[str] = field(default_factory=list)     # covered by an empty read-only tmpfs
-    hide_files: list[str] = field(default_factory=list)    # covered by /dev/null
+    read: list[str] = field(default_factory=list)  # readable (and executable) trees
+    keep: list[str] = field(default_factory=list)  # needed paths inside hidden dirs: bound back read-only
+    hide_dirs: list[str] = field(default_factory=list)  # covered by an empty read-only tmpfs
+    hide_files: list[str] = field(default_factory=list)  # covered by /dev/null
 
     def hidden(self, path: str) -> bool:
         path = _real(path)
         return (path in self.hide_files or any(_under(path, d) for d in self.hide_dirs)) and not any(
-            _under(path, k) for k in self.keep)
+            _under(path, k) for k in self.keep
+        )
 
 
 def host_view(extra_hidden: list[str] = (), repo_root: str = REPO_ROOT) -> View:
@@ -81,10 +98,11 @@ def host_view(extra_hidden: list[str] = (), repo_root: str = REPO_ROOT) -> View:
     # A python path that holds a hidden path (e.g. the repository root on sys.path, which an editable
     # install puts there) is not readable as a whole. Checked before nested hidden dirs are merged:
     # a repository under /tmp is hidden by /tmp's cover, but must not become readable through sys.path.
-    python = [p for p in python_paths()
-              if not any(_under(h, p) for h in hide_dirs + hide_files) or p in SYSTEM_READ]
+    python = [p for p in python_paths() if not any(_under(h, p) for h in hide_dirs + hide_files) or p in SYSTEM_READ]
     hide_dirs = _outermost(hide_dirs)
-    packages = [os.path.join(repo_root, name) for name in WORKER_PACKAGES if os.path.isdir(os.path.join(repo_root, name))]
+    packages = [
+        os.path.join(repo_root, name) for name in WORKER_PACKAGES if os.path.isdir(os.path.join(repo_root, name))
+    ]
     needed = _outermost(python + packages)
     read = _outermost([p for p in SYSTEM_READ if os.path.exists(p)] + needed)
     keep = [p for p in needed if any(_under(p, h) for h in hide_dirs)]

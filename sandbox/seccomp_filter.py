@@ -17,14 +17,57 @@ import socket
 from sandbox import syscalls
 
 DENIED = (
-    "ptrace", "process_vm_readv", "process_vm_writev", "pidfd_getfd", "kcmp",
-    "mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen", "fsconfig", "fsmount",
-    "fspick", "mount_setattr", "unshare", "setns", "bpf", "perf_event_open", "userfaultfd",
-    "io_uring_setup", "io_uring_enter", "io_uring_register",
-    "kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
-    "keyctl", "add_key", "request_key", "open_by_handle_at", "name_to_handle_at",
-    "swapon", "swapoff", "reboot", "acct", "quotactl", "syslog", "iopl", "ioperm", "lookup_dcookie", "uselib",
-    "vhangup", "sethostname", "setdomainname", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
+    "ptrace",
+    "process_vm_readv",
+    "process_vm_writev",
+    "pidfd_getfd",
+    "kcmp",
+    "mount",
+    "umount2",
+    "pivot_root",
+    "chroot",
+    "move_mount",
+    "open_tree",
+    "fsopen",
+    "fsconfig",
+    "fsmount",
+    "fspick",
+    "mount_setattr",
+    "unshare",
+    "setns",
+    "bpf",
+    "perf_event_open",
+    "userfaultfd",
+    "io_uring_setup",
+    "io_uring_enter",
+    "io_uring_register",
+    "kexec_load",
+    "kexec_file_load",
+    "init_module",
+    "finit_module",
+    "delete_module",
+    "keyctl",
+    "add_key",
+    "request_key",
+    "open_by_handle_at",
+    "name_to_handle_at",
+    "swapon",
+    "swapoff",
+    "reboot",
+    "acct",
+    "quotactl",
+    "syslog",
+    "iopl",
+    "ioperm",
+    "lookup_dcookie",
+    "uselib",
+    "vhangup",
+    "sethostname",
+    "setdomainname",
+    "settimeofday",
+    "clock_settime",
+    "clock_adjtime",
+    "adjtimex",
 )
 TIOCSTI, TIOCLINUX = 0x5412, 0x541C  # push characters into a terminal's input
 
@@ -47,8 +90,15 @@ def build():
             pass  # a syscall this libseccomp or architecture does not know
     for name in ("socket", "socketpair"):
         flt.add_rule(deny, name, sc.Arg(0, sc.NE, socket.AF_UNIX))
-    for flag in (syscalls.CLONE_NEWNS, syscalls.CLONE_NEWCGROUP, syscalls.CLONE_NEWUTS, syscalls.CLONE_NEWIPC,
-                 syscalls.CLONE_NEWUSER, syscalls.CLONE_NEWPID, syscalls.CLONE_NEWNET):
+    for flag in (
+        syscalls.CLONE_NEWNS,
+        syscalls.CLONE_NEWCGROUP,
+        syscalls.CLONE_NEWUTS,
+        syscalls.CLONE_NEWIPC,
+        syscalls.CLONE_NEWUSER,
+        syscalls.CLONE_NEWPID,
+        syscalls.CLONE_NEWNET,
+    ):
         flt.add_rule(deny, "clone", sc.Arg(0, sc.MASKED_EQ, flag, flag))
     flt.add_rule(sc.ERRNO(errno.ENOSYS), "clone3")
     for request in (TIOCSTI, TIOCLINUX):
@@ -73,9 +123,38 @@ def load(flt) -> None:
 
 
 # A fenced descriptor: the calls that read, write, copy, duplicate, close or un-CLOEXEC it.
-_FD_ARG0 = ("read", "readv", "pread64", "preadv", "preadv2", "write", "writev", "pwrite64", "pwritev", "pwritev2",
-            "sendto", "recvfrom", "sendmmsg", "recvmmsg", "sendfile", "splice", "tee", "vmsplice", "copy_file_range",
-            "dup", "dup2", "dup3", "close", "shutdown", "connect", "bind", "listen", "accept", "accept4", "setsockopt")
+_FD_ARG0 = (
+    "read",
+    "readv",
+    "pread64",
+    "preadv",
+    "preadv2",
+    "write",
+    "writev",
+    "pwrite64",
+    "pwritev",
+    "pwritev2",
+    "sendto",
+    "recvfrom",
+    "sendmmsg",
+    "recvmmsg",
+    "sendfile",
+    "splice",
+    "tee",
+    "vmsplice",
+    "copy_file_range",
+    "dup",
+    "dup2",
+    "dup3",
+    "close",
+    "shutdown",
+    "connect",
+    "bind",
+    "listen",
+    "accept",
+    "accept4",
+    "setsockopt",
+)
 _FD_ARG1 = ("sendfile", "tee", "dup2", "dup3")
 _FD_ARG2 = ("splice", "copy_file_range")
 _F_DUPFD, _F_SETFD, _F_DUPFD_CLOEXEC, _FIONCLEX = 0, 2, 1030, 0x5450

@@ -26,6 +26,7 @@ def _open(path: str, mode: str):
         with open(path, mode) as fh:
             if "r" in mode and not fh.read(1):
                 raise OSError(errno.ENODATA, "empty")
+
     return act
 
 

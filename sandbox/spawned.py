@@ -19,19 +19,41 @@ from sandbox.base import JobSpec
 from sandbox.cgroups import JobGroup
 
 
-def launch(spec: JobSpec, fds: list[int], out_fd: int, plan: dict[str, str], group: JobGroup | None,
-           report_fd: int, started: float, preload: list[str]) -> subprocess.Popen:
+def launch(
+    spec: JobSpec,
+    fds: list[int],
+    out_fd: int,
+    plan: dict[str, str],
+    group: JobGroup | None,
+    report_fd: int,
+    started: float,
+    preload: list[str],
+) -> subprocess.Popen:
     """In the zygote: start the job's interpreter (argv list, never a shell), in its own session."""
-    bundle = {"spec": spec.to_wire(), "fds": list(fds), "plan": plan, "group": _group_to_wire(group),
-              "report_fd": report_fd, "started": started, "zygote_pid": os.getpid(), "preload": list(preload),
-              "host": host.to_wire(host.current())}
+    bundle = {
+        "spec": spec.to_wire(),
+        "fds": list(fds),
+        "plan": plan,
+        "group": _group_to_wire(group),
+        "report_fd": report_fd,
+        "started": started,
+        "zygote_pid": os.getpid(),
+        "preload": list(preload),
+        "host": host.to_wire(host.current()),
+    }
     with tempfile.TemporaryFile() as fh:  # unlinked already; no size limit, unlike a pipe the zygote would block on
         fh.write(json.dumps(bundle).encode())
         fh.flush()
         fh.seek(0)
         argv = [sys.executable, "-m", "sandbox.spawned", "--bundle-fd", str(fh.fileno())]
-        return subprocess.Popen(argv, pass_fds=[*fds, report_fd, fh.fileno()], stdin=subprocess.DEVNULL,
-                                stdout=out_fd, stderr=out_fd, start_new_session=True)
+        return subprocess.Popen(
+            argv,
+            pass_fds=[*fds, report_fd, fh.fileno()],
+            stdin=subprocess.DEVNULL,
+            stdout=out_fd,
+            stderr=out_fd,
+            start_new_session=True,
+        )
 
 
 def _group_to_wire(group: JobGroup | None) -> dict | None:
@@ -59,8 +81,17 @@ def main() -> None:
         bundle = json.loads(fh.read())
     plan = bundle["plan"]
     host.adopt(bundle["host"], seccomp=plan.get("seccomp") == "active")  # no second probe
-    child.run(JobSpec.from_wire(bundle["spec"]), bundle["fds"], None, plan, _group_from_wire(bundle["group"]),
-              bundle["report_fd"], bundle["started"], bundle["zygote_pid"], bundle["preload"])
+    child.run(
+        JobSpec.from_wire(bundle["spec"]),
+        bundle["fds"],
+        None,
+        plan,
+        _group_from_wire(bundle["group"]),
+        bundle["report_fd"],
+        bundle["started"],
+        bundle["zygote_pid"],
+        bundle["preload"],
+    )
 
 
 if __name__ == "__main__":

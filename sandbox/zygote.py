@@ -31,8 +31,18 @@ from sandbox.reaper import Reaper, peak_mib
 class Child:
     """The zygote's book-keeping for one running job."""
 
-    def __init__(self, job_id: int, spec: JobSpec, pid: int, out_fd: int, report_fd: int, plan: dict[str, str],
-                 group: JobGroup | None, started: float, proc=None):
+    def __init__(
+        self,
+        job_id: int,
+        spec: JobSpec,
+        pid: int,
+        out_fd: int,
+        report_fd: int,
+        plan: dict[str, str],
+        group: JobGroup | None,
+        started: float,
+        proc=None,
+    ):
         self.job_id, self.spec, self.pid, self.out_fd, self.report_fd = job_id, spec, pid, out_fd, report_fd
         self.group = group
         self.started = started
@@ -127,8 +137,17 @@ class ZygoteServer:
         self.reaper.watch(child)
         protocol.send(self.control, {"job": job_id, "event": "started", "pid": pid})
 
-    def _fork(self, spec: JobSpec, fds: list[int], write_fd: int, plan: dict[str, str], group: JobGroup | None,
-              report_w: int, started: float, parent_fds: tuple[int, int]) -> int:
+    def _fork(
+        self,
+        spec: JobSpec,
+        fds: list[int],
+        write_fd: int,
+        plan: dict[str, str],
+        group: JobGroup | None,
+        report_w: int,
+        started: float,
+        parent_fds: tuple[int, int],
+    ) -> int:
         sys.stdout.flush()
         sys.stderr.flush()
         zygote_pid = os.getpid()

@@ -10,12 +10,25 @@ from fastapi.responses import JSONResponse
 from judge.i18n import Lang, pick_lang
 from web.markdown import render
 from web.projection import history_entry, submission_out
-from web.schemas import (Accepted, ErrorOut, HistoryEntry, ProblemDetail, ProblemSummary, Statement, SubmissionIn,
-                         SubmissionOut)
+from web.schemas import (
+    Accepted,
+    ErrorOut,
+    HistoryEntry,
+    ProblemDetail,
+    ProblemSummary,
+    Statement,
+    SubmissionIn,
+    SubmissionOut,
+)
 
 router = APIRouter(prefix="/api")
-ERRORS = {404: {"model": ErrorOut}, 413: {"model": ErrorOut}, 422: {"description": "Malformed body"},
-          429: {"model": ErrorOut}, 503: {"model": ErrorOut, "description": "Queue full (see Retry-After)"}}
+ERRORS = {
+    404: {"model": ErrorOut},
+    413: {"model": ErrorOut},
+    422: {"description": "Malformed body"},
+    429: {"model": ErrorOut},
+    503: {"model": ErrorOut, "description": "Queue full (see Retry-After)"},
+}
 LangQuery = Query(None, description="zh or en; default: the page's cookie, then Accept-Language, then zh")
 
 
@@ -29,8 +42,14 @@ def reader_lang(request: Request, lang: str | None) -> Lang:
 
 def summary(problem) -> dict:
     meta = problem.meta
-    return dict(id=meta.id, title=meta.title, difficulty=meta.difficulty, chapter=meta.chapter, device=meta.device,
-                tags=meta.tags)
+    return dict(
+        id=meta.id,
+        title=meta.title,
+        difficulty=meta.difficulty,
+        chapter=meta.chapter,
+        device=meta.device,
+        tags=meta.tags,
+    )
 
 
 @router.get("/problems", response_model=list[ProblemSummary])
@@ -42,19 +61,30 @@ def list_problems(request: Request):
 def get_problem(problem_id: str, request: Request):
     problem = service(request).judge.problem(problem_id)
     read = lambda path: path.read_text(encoding="utf-8") if path.exists() else ""  # noqa: E731
-    statement = {lang: Statement(markdown=problem.prompt(lang), html=render(problem.prompt(lang)))
-                 for lang in ("zh", "en")}
-    return ProblemDetail(**summary(problem), statement=statement, starter=read(problem.starter_path),
-                         solution_file=problem.meta.solution_file, limits=problem.meta.limits,
-                         public_tests=read(problem.tests_dir / "test_public.py"), probes=read(problem.probes_path))
+    statement = {
+        lang: Statement(markdown=problem.prompt(lang), html=render(problem.prompt(lang))) for lang in ("zh", "en")
+    }
+    return ProblemDetail(
+        **summary(problem),
+        statement=statement,
+        starter=read(problem.starter_path),
+        solution_file=problem.meta.solution_file,
+        limits=problem.meta.limits,
+        public_tests=read(problem.tests_dir / "test_public.py"),
+        probes=read(problem.probes_path),
+    )
 
 
 @router.post("/submissions", status_code=202, response_model=Accepted, responses=ERRORS)
 def create_submission(body: SubmissionIn, request: Request):
-    sub = service(request).submit(request.scope["state"]["learner"], body.problem_id, body.code, body.mode,
-                                  body.file_name)
-    return JSONResponse(Accepted(id=sub.id, status=sub.status).model_dump(), status_code=202,
-                        headers={"Location": f"/api/submissions/{sub.id}"})
+    sub = service(request).submit(
+        request.scope["state"]["learner"], body.problem_id, body.code, body.mode, body.file_name
+    )
+    return JSONResponse(
+        Accepted(id=sub.id, status=sub.status).model_dump(),
+        status_code=202,
+        headers={"Location": f"/api/submissions/{sub.id}"},
+    )
 
 
 @router.get("/submissions", response_model=list[HistoryEntry])

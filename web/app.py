@@ -37,7 +37,7 @@ async def judge_error(request: Request, exc: JudgeError) -> JSONResponse:
 def _warm_quietly(core) -> None:
     try:
         core.warm()
-    except Exception:  # noqa: BLE001 - a failed warm-up is retried by the first judgement, which reports it
+    except Exception:
         log.exception("warming the judge failed")
 
 
@@ -65,8 +65,9 @@ def create_app(settings: WebSettings | None = None, judge=None) -> FastAPI:
             if own:
                 core.close()
 
-    app = FastAPI(title="practice-judge", description="Judge handbook exercises in the browser.",
-                  version="1", lifespan=lifespan)
+    app = FastAPI(
+        title="practice-judge", description="Judge handbook exercises in the browser.", version="1", lifespan=lifespan
+    )
     app.add_exception_handler(JudgeError, judge_error)
     app.include_router(api.router)
     app.include_router(stream.router)

@@ -23,7 +23,7 @@ class Broadcast:
             except RuntimeError:
                 pass  # that loop is closed: its stream is gone
 
-    def subscribe(self, submission_id: str) -> "Subscription":
+    def subscribe(self, submission_id: str) -> Subscription:
         return Subscription(self, submission_id)
 
 
@@ -40,7 +40,7 @@ class Subscription:
     async def wait(self, timeout: float) -> None:
         try:
             await asyncio.wait_for(self.flag.wait(), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
         self.flag.clear()
 

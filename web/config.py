@@ -14,10 +14,15 @@ class WebSettings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="PRACTICE_", extra="ignore")
 
     database_url: str | None = Field(None, description="Any SQLAlchemy URL; default: a SQLite file under data_dir.")
-    data_dir: Path = Field(default_factory=lambda: Path(user_data_dir("practice-judge")),
-                           description="Where the default SQLite database lives.")
-    workers: int = Field(default_factory=lambda: os.cpu_count() or 1, ge=1,
-                         description="Submissions judged at once by the in-process pool.")
+    data_dir: Path = Field(
+        default_factory=lambda: Path(user_data_dir("practice-judge")),
+        description="Where the default SQLite database lives.",
+    )
+    workers: int = Field(
+        default_factory=lambda: os.cpu_count() or 1,
+        ge=1,
+        description="Submissions judged at once by the in-process pool.",
+    )
     queue_limit: int = Field(64, ge=1, description="Submissions waiting (not yet running); more get 503.")
     learner_queue_limit: int = Field(4, ge=1, description="Unfinished submissions per learner; more get 429.")
     max_body_bytes: int = Field(2 << 20, ge=1024, description="Largest request body accepted (bytes); more get 413.")

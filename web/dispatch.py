@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from typing import Callable, Protocol
+from collections.abc import Callable
+from typing import Protocol
 
 
 class Dispatcher(Protocol):
@@ -18,7 +19,7 @@ class Dispatcher(Protocol):
 
 
 class LocalPool:
-    """`workers` threads judging from one FIFO (the service bounds it at admission); the judge itself is thread-safe and stays warm."""
+    """`workers` threads judging from one FIFO (bounded at admission); the judge is thread-safe and stays warm."""
 
     def __init__(self, task: Callable[[str], None], workers: int):
         self.task = task

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from typing import Callable
+from collections.abc import Callable
 
 from judge.catalog import say
 from judge.errors import JudgeError
@@ -16,8 +16,17 @@ Notify = Callable[[str], None]
 
 
 def internal_error(problem_id: str, mode: str, detail: str, what: str = "judge") -> Report:
-    return Report(problem=problem_id, verdict=Verdict.internal_error, score=0, passed=0, total=0, mode=mode,
-                  message=say("internal_error"), detail=detail, fault=Fault(what=what, retryable=True))
+    return Report(
+        problem=problem_id,
+        verdict=Verdict.internal_error,
+        score=0,
+        passed=0,
+        total=0,
+        mode=mode,
+        message=say("internal_error"),
+        detail=detail,
+        fault=Fault(what=what, retryable=True),
+    )
 
 
 def event_record(event: Event) -> tuple[str, dict] | None:
@@ -46,7 +55,7 @@ def judge_submission(store: Store, grade, submission_id: str, notify: Notify) ->
         report = grade(submission, on_event)
     except JudgeError as exc:  # the problem vanished or changed its limits since the 202
         report = internal_error(submission.problem_id, submission.mode, exc.message, what="problem")
-    except Exception as exc:  # noqa: BLE001 - never leave a submission "running"
+    except Exception as exc:
         log.exception("judging %s failed", submission_id)
         report = internal_error(submission.problem_id, submission.mode, f"{type(exc).__name__}: {exc}")
     store.finish(submission_id, report.model_dump_json())

@@ -10,11 +10,15 @@ from starlette.exceptions import HTTPException
 
 LEARNER_COOKIE = "practice_learner"
 LANG_COOKIE = "practice_lang"  # set by the page's zh/en switch (readable by the page's script)
-CSP = ("default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
-       "font-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'")
+CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+    "font-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+)
 # FastAPI's /docs loads Swagger UI from a CDN; that page alone may (it is not part of the offline page).
-DOCS_CSP = ("default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
-            "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; img-src 'self' data: https://fastapi.tiangolo.com")
+DOCS_CSP = (
+    "default-src 'self'; script-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; "
+    "style-src 'self' 'unsafe-inline' https://cdn.jsdelivr.net; img-src 'self' data: https://fastapi.tiangolo.com"
+)
 YEAR = 365 * 24 * 3600
 
 
@@ -50,12 +54,19 @@ class WebMiddleware:
         async def send_with_headers(message):
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
-                headers += [(b"content-security-policy", (DOCS_CSP if docs else CSP).encode()),
-                            (b"x-content-type-options", b"nosniff"), (b"referrer-policy", b"no-referrer"),
-                            (b"x-frame-options", b"DENY")]
+                headers += [
+                    (b"content-security-policy", (DOCS_CSP if docs else CSP).encode()),
+                    (b"x-content-type-options", b"nosniff"),
+                    (b"referrer-policy", b"no-referrer"),
+                    (b"x-frame-options", b"DENY"),
+                ]
                 if fresh:
-                    headers.append((b"set-cookie", f"{LEARNER_COOKIE}={learner}; Path=/; Max-Age={YEAR}; "
-                                                   "HttpOnly; SameSite=Lax".encode()))
+                    headers.append(
+                        (
+                            b"set-cookie",
+                            f"{LEARNER_COOKIE}={learner}; Path=/; Max-Age={YEAR}; HttpOnly; SameSite=Lax".encode(),
+                        )
+                    )
                 message = {**message, "headers": headers}
             await send(message)
 
@@ -84,7 +95,15 @@ class WebMiddleware:
 
     async def _reject(self, send, status: int, detail: str) -> None:
         body = json.dumps({"detail": detail}).encode()
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
-                                (b"x-content-type-options", b"nosniff")]})
+        await send(
+            {
+                "type": "http.response.start",
+                "status": status,
+                "headers": [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"x-content-type-options", b"nosniff"),
+                ],
+            }
+        )
         await send({"type": "http.response.body", "body": body})

@@ -15,8 +15,12 @@ router = APIRouter(include_in_schema=False)
 
 
 def shell(status: int = 200) -> FileResponse:
-    return FileResponse(STATIC / "index.html", status_code=status, media_type="text/html; charset=utf-8",
-                        headers={"Cache-Control": "no-cache"})
+    return FileResponse(
+        STATIC / "index.html",
+        status_code=status,
+        media_type="text/html; charset=utf-8",
+        headers={"Cache-Control": "no-cache"},
+    )
 
 
 @router.get("/")

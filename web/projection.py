@@ -22,18 +22,32 @@ def error_line(report: Report) -> int | None:
 
 def submission_out(sub: Submission, lang: Lang) -> SubmissionOut:
     report = Report.model_validate_json(sub.report) if sub.report else None
-    return SubmissionOut(id=sub.id, problem_id=sub.problem_id, mode=sub.mode, status=sub.status,
-                         created_at=sub.created_at, finished_at=sub.finished_at, code=sub.code,
-                         report=report.public(lang) if report else None,
-                         error_line=error_line(report) if report else None)
+    return SubmissionOut(
+        id=sub.id,
+        problem_id=sub.problem_id,
+        mode=sub.mode,
+        status=sub.status,
+        created_at=sub.created_at,
+        finished_at=sub.finished_at,
+        code=sub.code,
+        report=report.public(lang) if report else None,
+        error_line=error_line(report) if report else None,
+    )
 
 
 def history_entry(sub: Submission) -> HistoryEntry:
     report = Report.model_validate_json(sub.report) if sub.report else None
-    return HistoryEntry(id=sub.id, problem_id=sub.problem_id, mode=sub.mode, status=sub.status,
-                        created_at=sub.created_at, finished_at=sub.finished_at,
-                        verdict=report.verdict.value if report else None,
-                        passed=report.passed if report else None, total=report.total if report else None)
+    return HistoryEntry(
+        id=sub.id,
+        problem_id=sub.problem_id,
+        mode=sub.mode,
+        status=sub.status,
+        created_at=sub.created_at,
+        finished_at=sub.finished_at,
+        verdict=report.verdict.value if report else None,
+        passed=report.passed if report else None,
+        total=report.total if report else None,
+    )
 
 
 def event_data(event: StoredEvent, lang: Lang, sub: Submission | None) -> dict:

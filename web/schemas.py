@@ -21,7 +21,9 @@ class ProblemSummary(BaseModel):
 
 class Statement(BaseModel):
     markdown: str
-    html: str = Field(description="Rendered from the markdown, code highlighted with Pygments (classes of /pygments.css).")
+    html: str = Field(
+        description="Rendered from the markdown, code highlighted with Pygments (classes of /pygments.css)."
+    )
 
 
 class ProblemDetail(ProblemSummary):
@@ -39,9 +41,12 @@ class SubmissionIn(BaseModel):
     problem_id: str = Field(max_length=16)
     code: str
     mode: Literal["run", "submit"]
-    file_name: str | None = Field(None, pattern=r"^[A-Za-z0-9_.-]{1,100}\.py$",
-                                  description="What messages call the file (default: the exercise's, e.g. 100.py); "
-                                              "the command line's --server sends the local file's name.")
+    file_name: str | None = Field(
+        None,
+        pattern=r"^[A-Za-z0-9_.-]{1,100}\.py$",
+        description="What messages call the file (default: the exercise's, e.g. 100.py); "
+        "the command line's --server sends the local file's name.",
+    )
 
 
 class Accepted(BaseModel):

@@ -29,8 +29,7 @@ class Busy(JudgeError):
 
 
 class WebService:
-    def __init__(self, settings: WebSettings, judge, store: Store | None = None,
-                 dispatcher: Dispatcher | None = None):
+    def __init__(self, settings: WebSettings, judge, store: Store | None = None, dispatcher: Dispatcher | None = None):
         self.settings, self.judge = settings, judge
         self.store = store or SqlStore(settings.database())
         self.broadcast = Broadcast()
@@ -41,8 +40,13 @@ class WebService:
         judge_submission(self.store, self._grade, submission_id, self.broadcast.publish)
 
     def _grade(self, submission: Submission, on_event):
-        return self.judge.grade(submission.problem_id, submission.code, submission.mode, on_event=on_event,
-                                display_name=submission.file_name)
+        return self.judge.grade(
+            submission.problem_id,
+            submission.code,
+            submission.mode,
+            on_event=on_event,
+            display_name=submission.file_name,
+        )
 
     def source_limit(self, problem) -> int:
         return min(problem.meta.limits.source_kib << 10, self.judge.settings.max_source_bytes)
@@ -60,10 +64,20 @@ class WebService:
             if waiting >= self.settings.queue_limit:
                 raise Busy("the judging queue is full; try again in a few seconds")
             if self.store.unfinished_count(learner) >= self.settings.learner_queue_limit:
-                raise LearnerBusy(f"you already have {self.settings.learner_queue_limit} submissions waiting; "
-                                  "wait for their verdicts first")
-            submission = Submission(id=secrets.token_urlsafe(18), learner=learner, problem_id=problem.id, mode=mode,
-                                    code=code, status="queued", created_at=now(), file_name=file_name)
+                raise LearnerBusy(
+                    f"you already have {self.settings.learner_queue_limit} submissions waiting; "
+                    "wait for their verdicts first"
+                )
+            submission = Submission(
+                id=secrets.token_urlsafe(18),
+                learner=learner,
+                problem_id=problem.id,
+                mode=mode,
+                code=code,
+                status="queued",
+                created_at=now(),
+                file_name=file_name,
+            )
             self.store.create(submission, {"position": waiting + 1})  # stored before anyone may judge it
             self.dispatcher.submit(submission.id)
         return submission

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Protocol
 
@@ -12,7 +12,7 @@ from alembic import command
 from alembic.config import Config
 from sqlalchemy import create_engine, delete, event, func, select, update
 from sqlalchemy.engine import Engine
-from sqlalchemy.orm import Session, sessionmaker
+from sqlalchemy.orm import sessionmaker
 
 from web.tables import EventRow, SubmissionRow
 
@@ -21,12 +21,12 @@ UNFINISHED = ("queued", "running")
 
 
 def now() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 def aware(moment: datetime | None) -> datetime | None:
     """SQLite gives back naive datetimes; every time we store is UTC."""
-    return moment.replace(tzinfo=timezone.utc) if moment is not None and moment.tzinfo is None else moment
+    return moment.replace(tzinfo=UTC) if moment is not None and moment.tzinfo is None else moment
 
 
 @dataclass(frozen=True)
@@ -66,9 +66,18 @@ class Store(Protocol):
 
 
 def _row(row: SubmissionRow) -> Submission:
-    return Submission(id=row.id, learner=row.learner, problem_id=row.problem_id, mode=row.mode, code=row.code,
-                      status=row.status, created_at=aware(row.created_at), finished_at=aware(row.finished_at),
-                      report=row.report, file_name=row.file_name)
+    return Submission(
+        id=row.id,
+        learner=row.learner,
+        problem_id=row.problem_id,
+        mode=row.mode,
+        code=row.code,
+        status=row.status,
+        created_at=aware(row.created_at),
+        finished_at=aware(row.finished_at),
+        report=row.report,
+        file_name=row.file_name,
+    )
 
 
 def _sqlite_pragmas(dbapi_connection, _record) -> None:
@@ -101,10 +110,19 @@ class SqlStore:
 
     def create(self, submission: Submission, queued_payload: dict) -> None:
         with self.session.begin() as s:
-            s.add(SubmissionRow(id=submission.id, learner=submission.learner, problem_id=submission.problem_id,
-                                mode=submission.mode, code=submission.code, file_name=submission.file_name,
-                                status="queued",
-                                created_at=submission.created_at, attempts=0))
+            s.add(
+                SubmissionRow(
+                    id=submission.id,
+                    learner=submission.learner,
+                    problem_id=submission.problem_id,
+                    mode=submission.mode,
+                    code=submission.code,
+                    file_name=submission.file_name,
+                    status="queued",
+                    created_at=submission.created_at,
+                    attempts=0,
+                )
+            )
             s.flush()
             s.add(EventRow(submission_id=submission.id, kind="queued", payload=json.dumps(queued_payload)))
 
@@ -123,20 +141,33 @@ class SqlStore:
 
     def unfinished_count(self, learner: str) -> int:
         with self.session() as s:
-            return s.scalar(select(func.count()).select_from(SubmissionRow).where(
-                SubmissionRow.learner == learner, SubmissionRow.status.in_(UNFINISHED))) or 0
+            return (
+                s.scalar(
+                    select(func.count())
+                    .select_from(SubmissionRow)
+                    .where(SubmissionRow.learner == learner, SubmissionRow.status.in_(UNFINISHED))
+                )
+                or 0
+            )
 
     def unfinished_ids(self) -> list[str]:
         with self.session() as s:
-            return list(s.scalars(select(SubmissionRow.id).where(SubmissionRow.status.in_(UNFINISHED))
-                                  .order_by(SubmissionRow.created_at)))
+            return list(
+                s.scalars(
+                    select(SubmissionRow.id)
+                    .where(SubmissionRow.status.in_(UNFINISHED))
+                    .order_by(SubmissionRow.created_at)
+                )
+            )
 
     def start(self, submission_id: str) -> Submission | None:
         """Mark queued -> running; None if it is not queued (already judged)."""
         with self.session.begin() as s:
-            changed = s.execute(update(SubmissionRow).where(SubmissionRow.id == submission_id,
-                                                            SubmissionRow.status == "queued")
-                                .values(status="running", started_at=now(), attempts=SubmissionRow.attempts + 1))
+            changed = s.execute(
+                update(SubmissionRow)
+                .where(SubmissionRow.id == submission_id, SubmissionRow.status == "queued")
+                .values(status="running", started_at=now(), attempts=SubmissionRow.attempts + 1)
+            )
             if changed.rowcount != 1:
                 return None
             s.add(EventRow(submission_id=submission_id, kind="running", payload="{}"))
@@ -152,9 +183,11 @@ class SqlStore:
     def finish(self, submission_id: str, report_json: str) -> bool:
         """Store the one report and the closing event together; False if it was already finished."""
         with self.session.begin() as s:
-            changed = s.execute(update(SubmissionRow).where(SubmissionRow.id == submission_id,
-                                                            SubmissionRow.status != "done")
-                                .values(status="done", finished_at=now(), report=report_json))
+            changed = s.execute(
+                update(SubmissionRow)
+                .where(SubmissionRow.id == submission_id, SubmissionRow.status != "done")
+                .values(status="done", finished_at=now(), report=report_json)
+            )
             if changed.rowcount != 1:
                 return False
             s.add(EventRow(submission_id=submission_id, kind="done", payload="{}"))
@@ -164,14 +197,20 @@ class SqlStore:
         """After a crash: forget the half-told story (new events get new ids) and queue it again."""
         with self.session.begin() as s:
             s.execute(delete(EventRow).where(EventRow.submission_id == submission_id))
-            s.execute(update(SubmissionRow).where(SubmissionRow.id == submission_id, SubmissionRow.status != "done")
-                      .values(status="queued", started_at=None))
+            s.execute(
+                update(SubmissionRow)
+                .where(SubmissionRow.id == submission_id, SubmissionRow.status != "done")
+                .values(status="queued", started_at=None)
+            )
             s.add(EventRow(submission_id=submission_id, kind="queued", payload=json.dumps(queued_payload)))
 
     def events_after(self, submission_id: str, after: int) -> list[StoredEvent]:
         with self.session() as s:
-            rows = s.scalars(select(EventRow).where(EventRow.submission_id == submission_id, EventRow.id > after)
-                             .order_by(EventRow.id))
+            rows = s.scalars(
+                select(EventRow)
+                .where(EventRow.submission_id == submission_id, EventRow.id > after)
+                .order_by(EventRow.id)
+            )
             return [StoredEvent(id=r.id, kind=r.kind, payload=json.loads(r.payload)) for r in rows]
 
     def close(self) -> None:

@@ -22,11 +22,14 @@ def last_event_id(request: Request) -> int:
     return int(value) if value.isdigit() else 0
 
 
-@router.get("/submissions/{submission_id}/events", responses={404: {"model": ErrorOut}},
-            response_class=EventSourceResponse,
-            description="Server-sent events: `queued` (position), `running`, `collected` (total), `case` (one per "
-                        "finished case), `done` (the final submission with its report), then the stream closes. "
-                        "Reconnect with Last-Event-ID to get only what came after.")
+@router.get(
+    "/submissions/{submission_id}/events",
+    responses={404: {"model": ErrorOut}},
+    response_class=EventSourceResponse,
+    description="Server-sent events: `queued` (position), `running`, `collected` (total), `case` (one per "
+    "finished case), `done` (the final submission with its report), then the stream closes. "
+    "Reconnect with Last-Event-ID to get only what came after.",
+)
 async def events(submission_id: str, request: Request, lang: Literal["zh", "en"] | None = LangQuery):
     svc = service(request)
     if await to_thread.run_sync(svc.store.get, submission_id) is None:
@@ -42,8 +45,11 @@ async def events(submission_id: str, request: Request, lang: Literal["zh", "en"]
                 stored = await to_thread.run_sync(svc.store.events_after, submission_id, after)
                 for event in stored:
                     sub = await to_thread.run_sync(svc.store.get, submission_id) if event.kind == "done" else None
-                    yield ServerSentEvent(id=str(event.id), event=event.kind,
-                                          data=json.dumps(event_data(event, reader, sub), ensure_ascii=False))
+                    yield ServerSentEvent(
+                        id=str(event.id),
+                        event=event.kind,
+                        data=json.dumps(event_data(event, reader, sub), ensure_ascii=False),
+                    )
                     after = event.id
                     if event.kind == "done":
                         return

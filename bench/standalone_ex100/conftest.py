@@ -53,7 +53,7 @@ class InProcessRemote:
     def call(self, probe, *args, **kwargs):
         try:
             return getattr(probes, probe)(solution, *_copy(args), **_copy(kwargs))
-        except Exception as exc:  # noqa: BLE001 - the same contract as the real remote
+        except Exception as exc:
             raise LearnerError(type(exc).__name__, str(exc)) from exc
 
 

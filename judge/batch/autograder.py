@@ -24,8 +24,9 @@ def main(argv: list[str] | None = None) -> int:
     root = Path(args.root)
     results = root / "results" / "results.json"
     try:
-        results_json = grade_submission(args.problem, root / "submission",
-                                        Settings(problems_dir=Path(args.problems_dir)), args.lang)
+        results_json = grade_submission(
+            args.problem, root / "submission", Settings(problems_dir=Path(args.problems_dir)), args.lang
+        )
     except Exception as exc:  # noqa: BLE001 - Gradescope shows results.json; without one the student sees nothing
         results_json = {"score": 0, "output": f"internal error of the judge: {type(exc).__name__}: {exc}", "tests": []}
         write_atomic(results, json.dumps(results_json, ensure_ascii=False, indent=1).encode("utf-8"))

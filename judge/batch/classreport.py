@@ -3,54 +3,109 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from judge.batch.rows import REJECTED, Row
 from judge.batch.similarity import Pair, clusters
 from judge.models import Outcome, Verdict
 
-COLORS = {"accepted": "#2e7d32", "wrong_answer": "#c62828", "compile_error": "#ef6c00", "runtime_error": "#6a1b9a",
-          "time_limit_exceeded": "#f9a825", "memory_limit_exceeded": "#795548", "output_limit_exceeded": "#d81b60",
-          "internal_error": "#546e7a", REJECTED: "#37474f"}
-ORDER = [v.value for v in reversed(Verdict)] + [REJECTED]   # accepted first, then by rising severity
+COLORS = {
+    "accepted": "#2e7d32",
+    "wrong_answer": "#c62828",
+    "compile_error": "#ef6c00",
+    "runtime_error": "#6a1b9a",
+    "time_limit_exceeded": "#f9a825",
+    "memory_limit_exceeded": "#795548",
+    "output_limit_exceeded": "#d81b60",
+    "internal_error": "#546e7a",
+    REJECTED: "#37474f",
+}
+ORDER = [v.value for v in reversed(Verdict)] + [REJECTED]  # accepted first, then by rising severity
 # Reports whose cases never ran the learner's code: they would count as failing every check.
 NOT_RUN = {Verdict.compile_error.value, Verdict.internal_error.value, REJECTED}
 SLOWEST = 10
-CHECKS_SHOWN = 15   # the rest of the checks fold under a <details>: the top of the list is the lesson missed
+CHECKS_SHOWN = 15  # the rest of the checks fold under a <details>: the top of the list is the lesson missed
 LABELS = {
-    "en": {"title": "Class report: exercise", "generated": "Generated", "students": "students", "accepted": "accepted",
-           "mean": "mean score", "clusters_n": "similarity clusters", "flagged_n": "flagged", "not_judged":
-           "Not judged or judge faults", "verdicts": "Verdicts", "scores": "Scores", "score_axis": "share of tests passed",
-           "checks": "Failure rate per check", "checks_note": "Share of the submissions that imported (compile "
-           "errors, rejected files and judge faults left out) failing each check; hidden cases grouped by the lesson "
-           "their hint names. Highest first: the lesson the class missed.",
-           "check": "check", "failed": "failed", "rate": "failure rate", "hidden": "hidden",
-           "similarity": "Similarity clusters", "similarity_note": "Near-identical code once names are normalised "
-           "and the starter removed (copydetect). A lead for a conversation, not proof.", "max_sim": "highest pair",
-           "flagged": "Flagged submissions", "flagged_note": "Source that reaches for the judge's or the "
-           "interpreter's internals, or tampering found at run time. Flags never change a verdict.",
-           "student": "student", "verdict": "verdict", "flags": "flags", "slowest": "Slowest submissions (their own run time)",
-           "seconds": "seconds", "reason": "reason", "none": "none",
-           "more_checks": "more checks"},
-    "zh": {"title": "班级报告：练习", "generated": "生成于", "students": "名学生", "accepted": "通过",
-           "mean": "平均得分", "clusters_n": "相似代码组", "flagged_n": "需要查看", "not_judged": "未判题或判题故障",
-           "verdicts": "结果分布", "scores": "得分分布", "score_axis": "通过的测试比例",
-           "checks": "各项检查的失败率", "checks_note": "成功导入的提交（不含编译错误、被拒收的文件和判题故障）中没通过各项检查的比例；"
-           "隐藏测试按提示所说的知识点归组。失败率最高的排在前面：全班没掌握的知识点。", "check": "检查", "failed": "失败", "rate": "失败率",
-           "hidden": "隐藏", "similarity": "相似代码组", "similarity_note": "统一变量名并去掉起始代码后几乎相同的代码"
-           "（copydetect）。只是谈话的线索，不是证据。", "max_sim": "最高相似度", "flagged": "需要人工查看的提交",
-           "flagged_note": "源代码触及判题程序或解释器的内部，或运行时发现篡改。标记从不改变判题结果。",
-           "student": "学生", "verdict": "结果", "flags": "标记", "slowest": "运行最慢的提交（代码自身的运行时间）", "seconds": "秒",
-           "reason": "原因", "none": "无", "more_checks": "其余检查"},
+    "en": {
+        "title": "Class report: exercise",
+        "generated": "Generated",
+        "students": "students",
+        "accepted": "accepted",
+        "mean": "mean score",
+        "clusters_n": "similarity clusters",
+        "flagged_n": "flagged",
+        "not_judged": "Not judged or judge faults",
+        "verdicts": "Verdicts",
+        "scores": "Scores",
+        "score_axis": "share of tests passed",
+        "checks": "Failure rate per check",
+        "checks_note": "Share of the submissions that imported (compile "
+        "errors, rejected files and judge faults left out) failing each check; hidden cases grouped by the lesson "
+        "their hint names. Highest first: the lesson the class missed.",
+        "check": "check",
+        "failed": "failed",
+        "rate": "failure rate",
+        "hidden": "hidden",
+        "similarity": "Similarity clusters",
+        "similarity_note": "Near-identical code once names are normalised "
+        "and the starter removed (copydetect). A lead for a conversation, not proof.",
+        "max_sim": "highest pair",
+        "flagged": "Flagged submissions",
+        "flagged_note": "Source that reaches for the judge's or the "
+        "interpreter's internals, or tampering found at run time. Flags never change a verdict.",
+        "student": "student",
+        "verdict": "verdict",
+        "flags": "flags",
+        "slowest": "Slowest submissions (their own run time)",
+        "seconds": "seconds",
+        "reason": "reason",
+        "none": "none",
+        "more_checks": "more checks",
+    },
+    "zh": {
+        "title": "班级报告：练习",
+        "generated": "生成于",
+        "students": "名学生",
+        "accepted": "通过",
+        "mean": "平均得分",
+        "clusters_n": "相似代码组",
+        "flagged_n": "需要查看",
+        "not_judged": "未判题或判题故障",
+        "verdicts": "结果分布",
+        "scores": "得分分布",
+        "score_axis": "通过的测试比例",
+        "checks": "各项检查的失败率",
+        "checks_note": "成功导入的提交（不含编译错误、被拒收的文件和判题故障）中没通过各项检查的比例；"
+        "隐藏测试按提示所说的知识点归组。失败率最高的排在前面：全班没掌握的知识点。",
+        "check": "检查",
+        "failed": "失败",
+        "rate": "失败率",
+        "hidden": "隐藏",
+        "similarity": "相似代码组",
+        "similarity_note": "统一变量名并去掉起始代码后几乎相同的代码（copydetect）。只是谈话的线索，不是证据。",
+        "max_sim": "最高相似度",
+        "flagged": "需要人工查看的提交",
+        "flagged_note": "源代码触及判题程序或解释器的内部，或运行时发现篡改。标记从不改变判题结果。",
+        "student": "学生",
+        "verdict": "结果",
+        "flags": "标记",
+        "slowest": "运行最慢的提交（代码自身的运行时间）",
+        "seconds": "秒",
+        "reason": "原因",
+        "none": "无",
+        "more_checks": "其余检查",
+    },
 }
 
 
 def render_class_report(rows: list[Row], pairs: list[Pair], problem, lang: str) -> str:
     from jinja2 import Environment, FileSystemLoader, select_autoescape  # noqa: PLC0415
 
-    env = Environment(loader=FileSystemLoader(Path(__file__).parent / "templates"),
-                      autoescape=select_autoescape(default=True, default_for_string=True))
+    env = Environment(
+        loader=FileSystemLoader(Path(__file__).parent / "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+    )
     return env.get_template("class-report.html.j2").render(**class_summary(rows, pairs, problem, lang))
 
 
@@ -58,17 +113,23 @@ def class_summary(rows: list[Row], pairs: list[Pair], problem, lang: str) -> dic
     judged = [r for r in rows if r.report is not None]
     by_student = {r.student: r for r in rows}
     return {
-        "problem": problem.id, "title": problem.meta.title.en if lang == "en" else problem.meta.title.zh,
-        "generated": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"), "lang": lang,
-        "students": len(rows), "judged": len(judged),
+        "problem": problem.id,
+        "title": problem.meta.title.en if lang == "en" else problem.meta.title.zh,
+        "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
+        "lang": lang,
+        "students": len(rows),
+        "judged": len(judged),
         "accepted": sum(r.verdict == "accepted" for r in rows),
         "mean_score": sum(r.score for r in rows) / len(rows) if rows else 0.0,
-        "verdicts": verdict_counts(rows), "histogram": score_histogram(rows),
+        "verdicts": verdict_counts(rows),
+        "histogram": score_histogram(rows),
         "checks": check_failures(rows, lang),
         "clusters": [_cluster(group, pairs, by_student) for group in clusters(pairs)],
         "flagged": sorted((r for r in rows if r.flags), key=lambda r: (-len(r.flags), r.student)),
         "slowest": slowest(judged),
-        "checks_shown": CHECKS_SHOWN, "colors": COLORS, "t": LABELS["en" if lang == "en" else "zh"],
+        "checks_shown": CHECKS_SHOWN,
+        "colors": COLORS,
+        "t": LABELS["en" if lang == "en" else "zh"],
         "problems": [r for r in rows if r.verdict in (REJECTED, "internal_error")],
     }
 
@@ -76,6 +137,7 @@ def class_summary(rows: list[Row], pairs: list[Pair], problem, lang: str) -> dic
 def slowest(judged: list[Row]) -> list[dict]:
     """By the submission's own run time (the worker's wall clock): a judgement's total also holds the judge's
     start-up (the first ones of a batch wait for the warm parents) and queueing."""
+
     def seconds(row: Row) -> float:
         return row.report.run.wall_s or row.duration_s
 
@@ -114,14 +176,25 @@ def check_failures(rows: list[Row], lang: str = "en") -> list[dict]:
         for key, bad in outcomes.items():
             ran[key] += 1
             failed[key] += bad
-    checks = [{"name": key[1] if key[0] == "public" or not info[key]["hint"] else info[key]["hint"],
-               "cases": sorted(info[key]["names"]), "hidden": key[0] == "hidden", "ran": ran[key],
-               "failed": failed[key], "rate": failed[key] / ran[key]} for key in ran]
+    checks = [
+        {
+            "name": key[1] if key[0] == "public" or not info[key]["hint"] else info[key]["hint"],
+            "cases": sorted(info[key]["names"]),
+            "hidden": key[0] == "hidden",
+            "ran": ran[key],
+            "failed": failed[key],
+            "rate": failed[key] / ran[key],
+        }
+        for key in ran
+    ]
     return sorted(checks, key=lambda c: (-c["rate"], c["name"]))
 
 
 def _cluster(group: list[str], pairs: list[Pair], by_student: dict[str, Row]) -> dict:
     inside = [p for p in pairs if p.a in group and p.b in group]
     members = defaultdict(str, {s: by_student[s].verdict for s in group if s in by_student})
-    return {"members": [{"student": s, "verdict": members[s]} for s in group],
-            "top": max((p.score for p in inside), default=0.0), "pairs": len(inside)}
+    return {
+        "members": [{"student": s, "verdict": members[s]} for s in group],
+        "top": max((p.score for p in inside), default=0.0),
+        "pairs": len(inside),
+    }

@@ -38,8 +38,9 @@ def _positive(text: str) -> int:
 def _grade(args, settings) -> int:
     from judge.batch.grade import grade_class  # noqa: PLC0415
 
-    return grade_class(args.problem, Path(args.submissions), Path(args.out), settings, jobs=args.jobs,
-                       force=args.force, lang=args.lang)
+    return grade_class(
+        args.problem, Path(args.submissions), Path(args.out), settings, jobs=args.jobs, force=args.force, lang=args.lang
+    )
 
 
 def _gradescope(args, settings) -> int:
@@ -51,15 +52,23 @@ def _gradescope(args, settings) -> int:
 
 
 def register(sub) -> None:
-    grade = sub.add_parser("grade", help="grade a class's submissions (instructors)", epilog=GRADE_EPILOG,
-                           formatter_class=argparse.RawDescriptionHelpFormatter)
+    grade = sub.add_parser(
+        "grade",
+        help="grade a class's submissions (instructors)",
+        epilog=GRADE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     grade.add_argument("problem", help="exercise number, e.g. 100")
     grade.add_argument("submissions", help="folder or zip of the class's submissions")
     grade.add_argument("--out", required=True, help="folder for the outputs (created if missing)")
     grade.add_argument("--jobs", type=_positive, default=_cores(), help="judgements at once (default: the cores)")
     grade.add_argument("--force", action="store_true", help="judge again even what is cached")
-    grade.add_argument("--lang", choices=["zh", "en"], default=None,
-                       help="language of the students' feedback (default: PRACTICE_LANG, else zh)")
+    grade.add_argument(
+        "--lang",
+        choices=["zh", "en"],
+        default=None,
+        help="language of the students' feedback (default: PRACTICE_LANG, else zh)",
+    )
     grade.set_defaults(handler=_grade)
     scope = sub.add_parser("gradescope", help="write a Gradescope autograder bundle for an exercise (instructors)")
     scope.add_argument("problem", help="exercise number, e.g. 100")

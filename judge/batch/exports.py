@@ -42,11 +42,23 @@ def gradescope_results(row: Row, lang: Lang) -> dict:
     if row.report is None:
         return {"score": 0, "output": f"{row.verdict}: {row.reason.get(lang)}", "tests": []}
     public = row.report.public(lang)
-    tests = [{"name": case.name, "status": "passed" if case.outcome == Outcome.passed else "failed",
-              "score": 1 if case.outcome == Outcome.passed else 0, "max_score": 1, "visibility": "visible",
-              "output": "\n".join(t for t in (case.message, case.hint) if t)} for case in public.cases]
-    return {"score": public.passed, "output": f"{public.verdict.value}: {public.message}", "tests": tests,
-            "execution_time": round(row.duration_s, 3)}
+    tests = [
+        {
+            "name": case.name,
+            "status": "passed" if case.outcome == Outcome.passed else "failed",
+            "score": 1 if case.outcome == Outcome.passed else 0,
+            "max_score": 1,
+            "visibility": "visible",
+            "output": "\n".join(t for t in (case.message, case.hint) if t),
+        }
+        for case in public.cases
+    ]
+    return {
+        "score": public.passed,
+        "output": f"{public.verdict.value}: {public.message}",
+        "tests": tests,
+        "execution_time": round(row.duration_s, 3),
+    }
 
 
 def junit_xml(rows: list[Row], problem_id: str) -> bytes:
@@ -54,19 +66,25 @@ def junit_xml(rows: list[Row], problem_id: str) -> bytes:
     suites = ET.Element("testsuites", name=f"problem {problem_id}", tests=str(sum(_count(r) for r in rows)))
     for row in rows:
         cases = row.report.cases if row.report else []
-        suite = ET.SubElement(suites, "testsuite", name=row.student, tests=str(_count(row)),
-                              failures=str(sum(c.outcome == Outcome.failed for c in cases)),
-                              errors=str(sum(c.outcome == Outcome.error for c in cases) + (not cases)),
-                              skipped=str(sum(c.outcome == Outcome.skipped for c in cases)),
-                              time=f"{row.duration_s:.3f}")
+        suite = ET.SubElement(
+            suites,
+            "testsuite",
+            name=row.student,
+            tests=str(_count(row)),
+            failures=str(sum(c.outcome == Outcome.failed for c in cases)),
+            errors=str(sum(c.outcome == Outcome.error for c in cases) + (not cases)),
+            skipped=str(sum(c.outcome == Outcome.skipped for c in cases)),
+            time=f"{row.duration_s:.3f}",
+        )
         ET.SubElement(ET.SubElement(suite, "properties"), "property", name="verdict", value=row.verdict)
         if not cases:  # rejected, or nothing collected: one case says why
             case = ET.SubElement(suite, "testcase", classname=row.student, name="submission", time="0")
             message = row.reason.en if row.verdict == REJECTED else (row.report.message.en if row.report else "")
             ET.SubElement(case, "error", message=_xml(f"{row.verdict}: {message}"))
         for result in cases:
-            case = ET.SubElement(suite, "testcase", classname=row.student, name=_xml(result.name),
-                                 time=f"{result.duration_s:.3f}")
+            case = ET.SubElement(
+                suite, "testcase", classname=row.student, name=_xml(result.name), time=f"{result.duration_s:.3f}"
+            )
             status = JUNIT_STATUS.get(result.outcome)
             if status:
                 node = ET.SubElement(case, status, message=_xml(result.message.en or result.hint.en))

@@ -42,12 +42,21 @@ def verdict_name(verdict: str, lang: Lang) -> str:
 def feedback_markdown(row: Row, problem_id: str, lang: Lang) -> str:
     lines = [f"# {word('title', lang, problem=problem_id, student=_inline(row.student))}", ""]
     if row.report is None:
-        lines += [f"**{word('verdict', lang)}: {verdict_name(REJECTED, lang)}**", "",
-                  word("not_judged", lang) + ":", "", fenced(row.reason.get(lang))]
+        lines += [
+            f"**{word('verdict', lang)}: {verdict_name(REJECTED, lang)}**",
+            "",
+            word("not_judged", lang) + ":",
+            "",
+            fenced(row.reason.get(lang)),
+        ]
         return "\n".join(lines) + "\n"
     public = row.report.public(lang)
-    lines += [f"**{word('verdict', lang)}: {verdict_name(public.verdict.value, lang)}** (`{public.verdict.value}`)", "",
-              word("tests", lang, passed=public.passed, total=public.total, score=public.score), ""]
+    lines += [
+        f"**{word('verdict', lang)}: {verdict_name(public.verdict.value, lang)}** (`{public.verdict.value}`)",
+        "",
+        word("tests", lang, passed=public.passed, total=public.total, score=public.score),
+        "",
+    ]
     if public.message:
         lines += [fenced(public.message), ""]
     lines += _cases(public, lang)

@@ -18,8 +18,18 @@ EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 CACHE = Path(".cache") / "reports"
 
 
-def grade_class(problem_id: str, submissions: Path, out: Path, settings: Settings, jobs: int, force: bool = False,
-                lang: str | None = None, stream=None, on_row=None, judge=None) -> int:
+def grade_class(
+    problem_id: str,
+    submissions: Path,
+    out: Path,
+    settings: Settings,
+    jobs: int,
+    force: bool = False,
+    lang: str | None = None,
+    stream=None,
+    on_row=None,
+    judge=None,
+) -> int:
     """Grade a class and write its outputs; the exit status of `judge grade`.
 
     judge: a warm Judge to share (tests, a server); by default one is started and closed here.
@@ -54,6 +64,7 @@ def _both(progress, hook):
         progress(row)
         if hook is not None:
             hook(row)
+
     return on_row
 
 
@@ -72,19 +83,29 @@ def _sources(entries: list[Entry]) -> dict[str, str]:
 
 def _summary(rows: list[Row], entries: list[Entry], out: Path, interrupted: bool, stream) -> None:
     counts = Counter(r.verdict for r in rows)
-    print(f"{len(rows)} of {len(entries)} students graded: "
-          + ", ".join(f"{n} {v}" for v, n in counts.most_common()), file=stream)
+    print(
+        f"{len(rows)} of {len(entries)} students graded: " + ", ".join(f"{n} {v}" for v, n in counts.most_common()),
+        file=stream,
+    )
     for entry in entries:
         for note in entry.notes:
             if note.startswith("duplicate id '"):  # said once, on the entry that was renamed
                 print(f"note: {note}", file=stream)
     if interrupted:
-        print(f"interrupted: {len(entries) - len(rows)} students not graded yet; outputs in {out} hold the "
-              f"{len(rows)} graded. Run the same command again to resume (finished ones come from {out / CACHE}).",
-              file=stream)
+        print(
+            f"interrupted: {len(entries) - len(rows)} students not graded yet; outputs in {out} hold the "
+            f"{len(rows)} graded. Run the same command again to resume (finished ones come from {out / CACHE}).",
+            file=stream,
+        )
     else:
-        print(f"outputs in {out}: grades.csv, reports.jsonl, feedback/, gradescope/, junit.xml, similarity.csv, "
-              "class-report.html", file=stream)
+        print(
+            f"outputs in {out}: grades.csv, reports.jsonl, feedback/, gradescope/, junit.xml, similarity.csv, "
+            "class-report.html",
+            file=stream,
+        )
     if counts.get("internal_error"):
-        print(f"{counts['internal_error']} judgement(s) failed twice with a fault of the judge (internal_error): "
-              "see reports.jsonl; run again to retry them", file=stream)
+        print(
+            f"{counts['internal_error']} judgement(s) failed twice with a fault of the judge (internal_error): "
+            "see reports.jsonl; run again to retry them",
+            file=stream,
+        )

@@ -9,9 +9,9 @@ from pathlib import Path, PurePosixPath
 
 from judge.errors import JudgeError
 
-MAX_FILE = 16 << 20        # read at most this much of one file: larger is a rejected row, never loaded whole
-MAX_ENTRIES = 20_000       # zip members
-MAX_TOTAL = 1 << 30        # sum of the zip's declared uncompressed sizes
+MAX_FILE = 16 << 20  # read at most this much of one file: larger is a rejected row, never loaded whole
+MAX_ENTRIES = 20_000  # zip members
+MAX_TOTAL = 1 << 30  # sum of the zip's declared uncompressed sizes
 JUNK = {"__MACOSX", "__pycache__", ".git", ".DS_Store", "Thumbs.db"}
 _UNSAFE = re.compile(r"[^\w.@+~-]", re.UNICODE)
 
@@ -25,9 +25,9 @@ class Entry:
     """One student's submission: the bytes to judge, or the reason there are none."""
 
     student: str
-    origin: str                  # where it came from, relative to SUBMISSIONS
+    origin: str  # where it came from, relative to SUBMISSIONS
     data: bytes | None = None
-    reason: str = ""             # set when data is None: why no file was chosen
+    reason: str = ""  # set when data is None: why no file was chosen
     notes: list[str] = field(default_factory=list)
 
 
@@ -37,9 +37,9 @@ class Node:
 
     name: str
     path: str
-    read: object = None          # callable -> bytes for a file; None for a folder
+    read: object = None  # callable -> bytes for a file; None for a folder
     size: int = 0
-    children: dict[str, "Node"] = field(default_factory=dict)
+    children: dict[str, Node] = field(default_factory=dict)
 
     @property
     def is_file(self) -> bool:
@@ -97,8 +97,11 @@ def _choose(folder: Node, solution_file: str) -> Node | str:
         return python[0]
     if not python:
         return f"no .py file in the folder (expected {solution_file})"
-    return (f"several .py files and none named {solution_file}: " + ", ".join(f.path for f in python[:5])
-            + f"; rename the solution {solution_file}")
+    return (
+        f"several .py files and none named {solution_file}: "
+        + ", ".join(f.path for f in python[:5])
+        + f"; rename the solution {solution_file}"
+    )
 
 
 def _files(folder: Node):
@@ -116,7 +119,9 @@ def _unique(entries: list[Entry]) -> list[Entry]:
             first, number = seen[entry.student], 2
             while f"{entry.student}~{number}" in seen:
                 number += 1
-            entry.notes.append(f"duplicate id {entry.student!r} (also {first.origin}); kept as {entry.student}~{number}")
+            entry.notes.append(
+                f"duplicate id {entry.student!r} (also {first.origin}); kept as {entry.student}~{number}"
+            )
             first.notes.append(f"duplicate id: {entry.origin} is kept as {entry.student}~{number}")
             entry.student = f"{entry.student}~{number}"
         seen[entry.student] = entry
@@ -141,8 +146,9 @@ def _folder_node(path: Path, top: Path) -> Node:
         if child.is_dir():
             node.children[child.name] = _folder_node(child, top)
         elif child.is_file():
-            node.children[child.name] = Node(child.name, child.relative_to(top).as_posix(),
-                                             read=_file_reader(child), size=child.stat().st_size)
+            node.children[child.name] = Node(
+                child.name, child.relative_to(top).as_posix(), read=_file_reader(child), size=child.stat().st_size
+            )
     return node
 
 
@@ -150,6 +156,7 @@ def _file_reader(path: Path):
     def read() -> bytes:
         with path.open("rb") as handle:
             return handle.read(MAX_FILE + 1)
+
     return read
 
 
@@ -160,8 +167,10 @@ def _zip_tree(path: Path) -> Node:
     except (zipfile.BadZipFile, OSError) as exc:
         raise BadSubmissions(f"{path} is not a readable zip file: {exc}") from None
     if len(members) > MAX_ENTRIES or sum(m.file_size for m in members) > MAX_TOTAL:
-        raise BadSubmissions(f"{path}: {len(members)} entries, {sum(m.file_size for m in members)} bytes "
-                             "uncompressed; that is not a class's submissions (zip bomb?)")
+        raise BadSubmissions(
+            f"{path}: {len(members)} entries, {sum(m.file_size for m in members)} bytes "
+            "uncompressed; that is not a class's submissions (zip bomb?)"
+        )
     root = Node("", "")
     for member in members:
         parts = _safe_parts(member.filename)
@@ -170,8 +179,9 @@ def _zip_tree(path: Path) -> Node:
         folder = root
         for part in parts[:-1]:
             folder = folder.children.setdefault(part, Node(part, f"{folder.path}/{part}".lstrip("/")))
-        folder.children[parts[-1]] = Node(parts[-1], "/".join(parts), read=_member_reader(archive, member),
-                                          size=member.file_size)
+        folder.children[parts[-1]] = Node(
+            parts[-1], "/".join(parts), read=_member_reader(archive, member), size=member.file_size
+        )
     return root
 
 
@@ -189,4 +199,5 @@ def _member_reader(archive: zipfile.ZipFile, member: zipfile.ZipInfo):
     def read() -> bytes:
         with archive.open(member) as handle:
             return handle.read(MAX_FILE + 1)  # the declared size can lie: never read more than this
+
     return read

@@ -1,4 +1,4 @@
-"""Write every output of a batch into DIR, each file atomically, all from the same rows (so a partial run is consistent)."""
+"""Write every output of a batch into DIR, each file atomically, all from the same rows (a partial run stays whole)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from judge.batch.cache import write_atomic
 from judge.batch.classreport import render_class_report
-from judge.batch.exports import gradescope_results, grades_csv, junit_xml, reports_jsonl
+from judge.batch.exports import grades_csv, gradescope_results, junit_xml, reports_jsonl
 from judge.batch.feedback import feedback_markdown
 from judge.batch.rows import Row
 from judge.batch.similarity import Pair, similar_pairs, similar_to

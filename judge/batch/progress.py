@@ -8,11 +8,18 @@ from collections import Counter
 from judge.batch.rows import Row
 from judge.textsafe import plain
 
-
 # Short names for the live counts, so bar, counts and ETA fit an 80-column terminal.
-SHORT = {"accepted": "AC", "wrong_answer": "WA", "compile_error": "CE", "runtime_error": "RE",
-         "time_limit_exceeded": "TLE", "memory_limit_exceeded": "MLE", "output_limit_exceeded": "OLE",
-         "internal_error": "IE", "rejected": "REJ"}
+SHORT = {
+    "accepted": "AC",
+    "wrong_answer": "WA",
+    "compile_error": "CE",
+    "runtime_error": "RE",
+    "time_limit_exceeded": "TLE",
+    "memory_limit_exceeded": "MLE",
+    "output_limit_exceeded": "OLE",
+    "internal_error": "IE",
+    "rejected": "REJ",
+}
 
 
 class PlainProgress:
@@ -22,7 +29,7 @@ class PlainProgress:
         self.total, self.done, self.stream = total, 0, stream or sys.stderr
         self.counts: Counter[str] = Counter()
 
-    def __enter__(self) -> "PlainProgress":
+    def __enter__(self) -> PlainProgress:
         return self
 
     def __exit__(self, *exc) -> None:
@@ -39,15 +46,28 @@ class PlainProgress:
 class RichProgress(PlainProgress):
     """A live bar: done/total, per-verdict counts, elapsed and remaining time."""
 
-    def __enter__(self) -> "RichProgress":
+    def __enter__(self) -> RichProgress:
         from rich.console import Console  # noqa: PLC0415
-        from rich.progress import (BarColumn, MofNCompleteColumn, Progress, TextColumn,  # noqa: PLC0415
-                                   TimeElapsedColumn, TimeRemainingColumn)
+        from rich.progress import (  # noqa: PLC0415
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
 
-        self.bar = Progress(TextColumn("grading"), BarColumn(bar_width=24), MofNCompleteColumn(),
-                            TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                            TextColumn("{task.fields[counts]}"),
-                            console=Console(stderr=True, markup=False, highlight=False), transient=False)
+        self.bar = Progress(
+            TextColumn("grading"),
+            BarColumn(bar_width=24),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[counts]}"),
+            console=Console(stderr=True, markup=False, highlight=False),
+            transient=False,
+        )
         self.bar.__enter__()
         self.task = self.bar.add_task("grading", total=self.total, counts="")
         return self

@@ -10,8 +10,19 @@ from judge.models import Report
 # A submission that never ran (empty, binary, not UTF-8, too large, no file chosen in the student's folder)
 # gets this status instead of a verdict: nothing was judged, so no verdict of the judge applies. Score 0.
 REJECTED = "rejected"
-CSV_COLUMNS = ["student", "verdict", "score", "passed", "total", "duration_s", "sha256", "flags", "similar_to",
-               "source", "note"]
+CSV_COLUMNS = [
+    "student",
+    "verdict",
+    "score",
+    "passed",
+    "total",
+    "duration_s",
+    "sha256",
+    "flags",
+    "similar_to",
+    "source",
+    "note",
+]
 
 
 class Row(BaseModel):
@@ -31,18 +42,37 @@ class Row(BaseModel):
     report: Report | None = None
 
     @classmethod
-    def judged(cls, student: str, source: str, sha256: str, report: Report, **extra) -> "Row":
-        return cls(student=student, source=source, sha256=sha256, report=report, verdict=report.verdict.value,
-                   score=report.score, passed=report.passed, total=report.total, duration_s=report.duration_s,
-                   flags=list(report.flags), **extra)
+    def judged(cls, student: str, source: str, sha256: str, report: Report, **extra) -> Row:
+        return cls(
+            student=student,
+            source=source,
+            sha256=sha256,
+            report=report,
+            verdict=report.verdict.value,
+            score=report.score,
+            passed=report.passed,
+            total=report.total,
+            duration_s=report.duration_s,
+            flags=list(report.flags),
+            **extra,
+        )
 
     @classmethod
-    def rejected(cls, student: str, source: str, sha256: str, reason: Text, **extra) -> "Row":
+    def rejected(cls, student: str, source: str, sha256: str, reason: Text, **extra) -> Row:
         return cls(student=student, source=source, sha256=sha256, verdict=REJECTED, reason=reason, **extra)
 
     def csv_record(self, lang: str) -> dict[str, str]:
         note = "; ".join([*([self.reason.get(lang)] if self.reason else []), *self.notes])
-        return {"student": self.student, "verdict": self.verdict, "score": f"{self.score:.4f}",
-                "passed": str(self.passed), "total": str(self.total), "duration_s": f"{self.duration_s:.3f}",
-                "sha256": self.sha256, "flags": " ".join(self.flags), "similar_to": " ".join(self.similar_to),
-                "source": self.source, "note": note}
+        return {
+            "student": self.student,
+            "verdict": self.verdict,
+            "score": f"{self.score:.4f}",
+            "passed": str(self.passed),
+            "total": str(self.total),
+            "duration_s": f"{self.duration_s:.3f}",
+            "sha256": self.sha256,
+            "flags": " ".join(self.flags),
+            "similar_to": " ".join(self.similar_to),
+            "source": self.source,
+            "note": note,
+        }

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
-from typing import Callable
 
 from judge.batch.cache import ReportCache
 from judge.batch.inputs import Entry
@@ -28,8 +28,15 @@ class Interrupted(Exception):
 class BatchGrader:
     """Turns entries into rows; on_row(row) is called in the calling thread as each row is ready."""
 
-    def __init__(self, judge, problem: Problem, cache: ReportCache | None, jobs: int, force: bool = False,
-                 on_row: Callable[[Row], None] = lambda row: None):
+    def __init__(
+        self,
+        judge,
+        problem: Problem,
+        cache: ReportCache | None,
+        jobs: int,
+        force: bool = False,
+        on_row: Callable[[Row], None] = lambda row: None,
+    ):
         self.judge, self.problem, self.cache = judge, problem, cache
         self.jobs, self.force, self.on_row = max(1, jobs), force, on_row
         self.limit = min(problem.meta.limits.source_kib << 10, judge.settings.max_source_bytes)
@@ -99,20 +106,33 @@ class BatchGrader:
 
     def _grade_once(self, source: str) -> Report:
         try:
-            return self.judge.grade(self.problem.id, source, mode="submit",
-                                    display_name=self.problem.meta.solution_file)
+            return self.judge.grade(
+                self.problem.id, source, mode="submit", display_name=self.problem.meta.solution_file
+            )
         except Exception as exc:  # noqa: BLE001 - one broken judgement must never abort the class
-            return Report(problem=self.problem.id, verdict=Verdict.internal_error, score=0, passed=0, total=0,
-                          message=say("internal_error"), detail=f"{type(exc).__name__}: {exc}",
-                          fault=Fault(what="batch", retryable=True))
+            return Report(
+                problem=self.problem.id,
+                verdict=Verdict.internal_error,
+                score=0,
+                passed=0,
+                total=0,
+                message=say("internal_error"),
+                detail=f"{type(exc).__name__}: {exc}",
+                fault=Fault(what="batch", retryable=True),
+            )
 
-    def _finish(self, rows, entries: list[Entry], sha: str, report: Report, cached: bool = False,
-                notes: list[str] = ()) -> None:
+    def _finish(
+        self, rows, entries: list[Entry], sha: str, report: Report, cached: bool = False, notes: list[str] = ()
+    ) -> None:
         for entry in entries:
             same = [e.student for e in entries if e is not entry]
             extra = [f"identical to {', '.join(same)}: judged once"] if same else []
-            self._emit(rows, Row.judged(entry.student, entry.origin, sha, report, cached=cached,
-                                        notes=[*entry.notes, *notes, *extra]))
+            self._emit(
+                rows,
+                Row.judged(
+                    entry.student, entry.origin, sha, report, cached=cached, notes=[*entry.notes, *notes, *extra]
+                ),
+            )
 
     def _emit(self, rows: list[Row], row: Row) -> None:
         rows.append(row)

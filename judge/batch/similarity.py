@@ -6,10 +6,10 @@ import io
 import logging
 from dataclasses import dataclass
 
-NEAR_IDENTICAL = 0.8   # both files share at least this fraction of their (non-starter) fingerprints, on average
-NOISE_K = 25           # copydetect's defaults: k-grams of 25 filtered characters, every one kept (window 1)
+NEAR_IDENTICAL = 0.8  # both files share at least this fraction of their (non-starter) fingerprints, on average
+NOISE_K = 25  # copydetect's defaults: k-grams of 25 filtered characters, every one kept (window 1)
 WINDOW = 1
-MIN_OWN = 40           # fingerprints left once the starter is removed: fewer is too little code to call copied
+MIN_OWN = 40  # fingerprints left once the starter is removed: fewer is too little code to call copied
 
 
 @dataclass(frozen=True)
@@ -37,7 +37,7 @@ def similar_pairs(sources: dict[str, str], starter: str = "", threshold: float =
             continue
     names, pairs = list(prints), []
     for i, a in enumerate(names):
-        for b in names[i + 1:]:
+        for b in names[i + 1 :]:
             score = 1.0 if sources[a] == sources[b] else _score(compare_files, prints[a], prints[b])
             if score >= threshold:
                 pairs.append(Pair(a, b, round(score, 3)))

@@ -30,15 +30,20 @@ def where(display_name: str, line: int | None) -> Text | str:
 
 def import_failure(error: dict, display_name: str) -> Text:
     """One line: what stopped the import, and where (the judge adds the source line and a hint)."""
-    return say("import.failed", error=error_text(str(error.get("type")), str(error.get("message"))),
-               where=where(display_name, error.get("learner_line")))
+    return say(
+        "import.failed",
+        error=error_text(str(error.get("type")), str(error.get("message"))),
+        where=where(display_name, error.get("learner_line")),
+    )
 
 
 def case_message(exc: BaseException, display_name: str) -> Text:
     if isinstance(exc, CaseFailed):
         return exc.text
     if isinstance(exc, LearnerError):
-        return say("case.raised", error=error_text(exc.type_name, exc.message), where=where(display_name, exc.learner_line))
+        return say(
+            "case.raised", error=error_text(exc.type_name, exc.message), where=where(display_name, exc.learner_line)
+        )
     if isinstance(exc, Tampered):
         return say("case.tampered")
     if isinstance(exc, WorkerLost):
@@ -71,8 +76,12 @@ def learner_failure(hint, exc: LearnerError, display_name: str) -> str:
 
 
 def probe_failure(hint, exc: LearnerError, display_name: str) -> Text:
-    return say("case.probe_raised", hint=as_text(hint), error=error_text(exc.type_name, exc.message),
-               where=where(display_name, exc.learner_line))
+    return say(
+        "case.probe_raised",
+        hint=as_text(hint),
+        error=error_text(exc.type_name, exc.message),
+        where=where(display_name, exc.learner_line),
+    )
 
 
 def error_text(type_name: str, message: str) -> Text:

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from judge.catalog import say
 from judge.checker.errors import LearnerError, WorkerLost
 from judge.checker.events import EventWriter
-from judge.catalog import say
 from judge.checker.messages import CaseFailed, NotRun, case_message, failure_text, import_failure, probe_failure
 from judge.checker.remote import ImportFailed, Remote
 from judge.checker.tiers import tier_of
@@ -71,14 +71,29 @@ class JudgePlugin:
         for item in session.items:
             case = self.cases[item.nodeid] = CaseState(item.name, item.path.name == HIDDEN_FILE)
             case.hint = marker_hint(item)
-        self.events.send({"type": "collected",
-                          "cases": [{"id": item.nodeid, "name": self.cases[item.nodeid].name,
-                                     "hidden": self.cases[item.nodeid].hidden, "tier": tier_of(item)}
-                                    for item in session.items]})
+        self.events.send(
+            {
+                "type": "collected",
+                "cases": [
+                    {
+                        "id": item.nodeid,
+                        "name": self.cases[item.nodeid].name,
+                        "hidden": self.cases[item.nodeid].hidden,
+                        "tier": tier_of(item),
+                    }
+                    for item in session.items
+                ],
+            }
+        )
         hello = self._remote.handshake()
         if hello["import"] == "error":
-            self.events.send({"type": "import_error", "error": hello,
-                              "message": import_failure(hello, self.display_name).model_dump()})
+            self.events.send(
+                {
+                    "type": "import_error",
+                    "error": hello,
+                    "message": import_failure(hello, self.display_name).model_dump(),
+                }
+            )
         elif hello["import"] == "lost" and not self._remote.tampered:
             # The handshake never came back: the file did not finish importing (a limit, or it exited). Every
             # case is "not run"; the judge words the verdict from what the sandbox saw.
@@ -111,10 +126,19 @@ class JudgePlugin:
 
     def pytest_runtest_logfinish(self, nodeid, location):
         case = self.cases[nodeid]
-        self.events.send({"type": "case_finished", "id": nodeid, "name": case.name, "hidden": case.hidden,
-                          "outcome": case.outcome, "message": case.message.model_dump(), "hint": case.hint.model_dump(),
-                          "detail": case.detail,
-                          "duration_s": round(case.duration, 4)})
+        self.events.send(
+            {
+                "type": "case_finished",
+                "id": nodeid,
+                "name": case.name,
+                "hidden": case.hidden,
+                "outcome": case.outcome,
+                "message": case.message.model_dump(),
+                "hint": case.hint.model_dump(),
+                "detail": case.detail,
+                "duration_s": round(case.duration, 4),
+            }
+        )
 
 
 def _skip_reason(report) -> str:
@@ -126,6 +150,6 @@ def _skip_reason(report) -> str:
 
 
 def _skip_text(report) -> Text:
-    """"skipped: <reason>" when the test gave one (pytest.skip(msg(...)) works too)."""
+    """ "skipped: <reason>" when the test gave one (pytest.skip(msg(...)) works too)."""
     reason = _skip_reason(report).strip()
     return say("case.skipped_because", reason=failure_text(reason)) if reason else say("case.skipped")

@@ -37,9 +37,12 @@ class Remote:
             return {"import": "lost", "message": self.lost}
         if hello["import"] == "error":
             line = hello.get("learner_line")
-            hello = {"import": "error", "type": valid(str(hello.get("type", "Exception")))[:100],
-                     "message": valid(str(hello.get("message", "")))[:2000],
-                     "learner_line": line if type(line) is int else None}
+            hello = {
+                "import": "error",
+                "type": valid(str(hello.get("type", "Exception")))[:100],
+                "message": valid(str(hello.get("message", "")))[:2000],
+                "learner_line": line if type(line) is int else None,
+            }
             self.import_error = hello
         return hello
 
@@ -67,8 +70,11 @@ class Remote:
             raised = reply.get("raised")
             if type(raised) is dict:
                 line = raised.get("learner_line")
-                raise LearnerError(valid(str(raised.get("type", "Exception")))[:100],
-                                   valid(str(raised.get("message", "")))[:2000], line if type(line) is int else None)
+                raise LearnerError(
+                    valid(str(raised.get("type", "Exception")))[:100],
+                    valid(str(raised.get("message", "")))[:2000],
+                    line if type(line) is int else None,
+                )
             if "internal" in reply:
                 raise RuntimeError(f"probe problem: {reply['internal']}")
             if "tampered" in reply:

@@ -25,8 +25,17 @@ def main(fds: list[int], payload: dict) -> None:
     meta = ProblemMeta.model_validate(payload["meta"])
     plugin = JudgePlugin(remote, events, meta, payload["display_name"])
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # third-party plugins must not shape a verdict
-    args = [*payload["test_files"], "-c", str(INI), "--rootdir", payload["root"], "-q", "--tb=short",
-            "-W", "ignore::DeprecationWarning"]
+    args = [
+        *payload["test_files"],
+        "-c",
+        str(INI),
+        "--rootdir",
+        payload["root"],
+        "-q",
+        "--tb=short",
+        "-W",
+        "ignore::DeprecationWarning",
+    ]
     tiers = TierPlugin(payload.get("run_tiers", TIERS), payload.get("skip_tiers", ()))
     code = pytest.main(args, plugins=[plugin, tiers])
     channel.close()  # tells the worker to exit

@@ -7,10 +7,10 @@ import json
 import sys
 
 from judge.catalog import say
+from judge.cli.learner_io import EXIT_USAGE, LANG_HELP, SERVER_HELP
+from judge.cli.terminal import internal_error_report, list_problems, print_error, run_problem
 from judge.errors import JudgeError, ProblemInvalid
 from judge.settings import Settings
-from judge.cli.terminal import (EXIT_USAGE, LANG_HELP, SERVER_HELP, internal_error_report, list_problems, print_error,
-                            run_problem)
 
 
 def settings_for(lang: str | None) -> Settings:
@@ -20,8 +20,9 @@ def settings_for(lang: str | None) -> Settings:
 
 
 def practice_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="python practice/judge.py",
-                                     description="Judge your solution to a handbook exercise.")
+    parser = argparse.ArgumentParser(
+        prog="python practice/judge.py", description="Judge your solution to a handbook exercise."
+    )
     parser.add_argument("problem", nargs="?", help="exercise number, e.g. 100")
     parser.add_argument("path", nargs="?", help="file to judge (default: practice/solutions/<id>.py)")
     parser.add_argument("--json", action="store_true", help="print one JSON report on stdout, nothing else")
@@ -63,4 +64,3 @@ def main(argv: list[str] | None = None) -> int:
     from judge.cli import subcommands  # noqa: PLC0415
 
     return subcommands.dispatch(argv)
-

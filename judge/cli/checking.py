@@ -28,6 +28,9 @@ def run_checks(settings: Settings, problem_id: str | None, every: bool) -> int:
                 if check.detail:
                     line += Text(f"\n         {check.detail}", style="red")
                 console.print(line, highlight=False)
-    console.print(Text(f"{failed} check(s) failed" if failed else "all checks passed",
-                       style="bold red" if failed else "bold green"))
+    console.print(
+        Text(
+            f"{failed} check(s) failed" if failed else "all checks passed", style="bold red" if failed else "bold green"
+        )
+    )
     return 1 if failed else 0

@@ -30,8 +30,16 @@ def _live_check(settings: Settings) -> tuple[list[tuple[str, str]], dict[str, st
     try:
         zygote.wait_ready(CHECK_TIMEOUT_S)
         secret = [str(settings.problems_dir)]
-        facts = zygote.run(JobSpec(target="sandbox.selftest:check", isolate=True, wall_s=20, memory_bytes=2 << 30,
-                                   hide=secret, payload={"secret": secret})).wait(CHECK_TIMEOUT_S)
+        facts = zygote.run(
+            JobSpec(
+                target="sandbox.selftest:check",
+                isolate=True,
+                wall_s=20,
+                memory_bytes=2 << 30,
+                hide=secret,
+                payload={"secret": secret},
+            )
+        ).wait(CHECK_TIMEOUT_S)
     except Exception as exc:  # noqa: BLE001 - the doctor reports, it does not crash
         return [("self-test", f"could not run a sandboxed job: {type(exc).__name__}: {exc}")], {}
     finally:
@@ -40,10 +48,11 @@ def _live_check(settings: Settings) -> tuple[list[tuple[str, str]], dict[str, st
         return [("self-test", "did not finish")], {}
     for line in facts.output_tail.splitlines():
         if line.startswith("SELFTEST "):
-            rows = list(json.loads(line[len("SELFTEST "):]).items())
+            rows = list(json.loads(line[len("SELFTEST ") :]).items())
             return rows + [("layer setup", f"{facts.setup_s * 1000:.0f} ms" if facts.setup_s else "-")], facts.layers
-    return [("self-test", f"failed (exit {facts.exit_code}, signal {facts.signal}): {facts.output_tail[-500:]}")], \
-        facts.layers
+    return [
+        ("self-test", f"failed (exit {facts.exit_code}, signal {facts.signal}): {facts.output_tail[-500:]}")
+    ], facts.layers
 
 
 def _runner_rows(settings: Settings) -> list[tuple[str, str]]:
@@ -64,17 +73,30 @@ def run_doctor(settings: Settings, live: bool = True, as_json: bool = False) -> 
     from sandbox import host, layers  # noqa: PLC0415
     from sandbox.base import JobSpec  # noqa: PLC0415
 
-    versions = {"python": f"{platform.python_version()} ({sys.executable})", "torch": installed_version("torch", "not installed"),
-                "judge": installed_version("practice-judge", "not installed"), "pyseccomp": installed_version("pyseccomp", "not installed"),
-                "platform": f"{platform.system()} {platform.release()} {platform.machine()}"}
+    versions = {
+        "python": f"{platform.python_version()} ({sys.executable})",
+        "torch": installed_version("torch", "not installed"),
+        "judge": installed_version("practice-judge", "not installed"),
+        "pyseccomp": installed_version("pyseccomp", "not installed"),
+        "platform": f"{platform.system()} {platform.release()} {platform.machine()}",
+    }
     inside, plan = _live_check(settings) if live else ([], {})
     # The zygote's own report is the truth; probing here (another process) is the fallback.
     plan = plan or layers.plan(JobSpec(target="-", isolate=True, memory_bytes=2 << 30))
     details = {**host.current().details(), "problems folder": str(settings.problems_dir)}
     runners = _runner_rows(settings)
     if as_json:
-        print(json.dumps({"versions": versions, "layers": plan, "details": details, "inside": dict(inside),
-                          "runners": dict(runners)}))
+        print(
+            json.dumps(
+                {
+                    "versions": versions,
+                    "layers": plan,
+                    "details": details,
+                    "inside": dict(inside),
+                    "runners": dict(runners),
+                }
+            )
+        )
         return 0
     print("practice-judge doctor")
     _print_table(list(versions.items()))
@@ -88,6 +110,12 @@ def run_doctor(settings: Settings, live: bool = True, as_json: bool = False) -> 
         print("\nfrom inside a sandboxed job:")
         _print_table(inside)
     missing = [name for name, state in plan.items() if state != "active"]
-    print("\n" + ("every layer is active" if not missing else
-                  f"judging works, with weaker isolation: {', '.join(missing)} not active (reasons above)"))
+    print(
+        "\n"
+        + (
+            "every layer is active"
+            if not missing
+            else f"judging works, with weaker isolation: {', '.join(missing)} not active (reasons above)"
+        )
+    )
     return 0

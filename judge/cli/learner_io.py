@@ -35,8 +35,10 @@ def read_submission(path: Path, limit: int) -> bytes:
 
 def consoles() -> tuple[Console, Console]:
     """stdout and stderr consoles; learner text is never markup."""
-    return (Console(soft_wrap=True, markup=False, highlight=False),
-            Console(stderr=True, soft_wrap=True, markup=False, highlight=False))
+    return (
+        Console(soft_wrap=True, markup=False, highlight=False),
+        Console(stderr=True, soft_wrap=True, markup=False, highlight=False),
+    )
 
 
 def learner_target(problem, path: str | None, files: LearnerFiles, err: Console, lang: Lang) -> Path:
@@ -53,5 +55,3 @@ def announce(err: Console, problem, target: Path, public: bool, lang: Lang) -> N
     """'Judging 100 (title): path' in the reader's language."""
     title = problem.meta.title.en if lang == "en" else problem.meta.title.zh
     err.print(say("cli.judging_public" if public else "cli.judging", id=problem.id, title=title, path=target).get(lang))
-
-

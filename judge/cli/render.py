@@ -14,11 +14,13 @@ from judge.textsafe import plain
 
 MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("E", "red"), "skipped": ("s", "yellow")}
 VERDICT_STYLE = {Verdict.accepted: "bold green", Verdict.wrong_answer: "bold red"}
-SHOWN_CASES = 20      # failing cases listed one per line; the rest are counted
-OUTPUT_LINES = 30     # lines of the learner's output tail shown
-TIERS_TO_DO = {"zh": "还没判的部分：{tiers}（需要 CUDA GPU）：请在有 GPU 的机器上运行，或用 --server 提交到有 GPU 的判题服务器",
-               "en": "still to do: the {tiers} tier (needs a CUDA GPU): run it on a GPU host, or submit with --server "
-                     "to a judge server that has one"}
+SHOWN_CASES = 20  # failing cases listed one per line; the rest are counted
+OUTPUT_LINES = 30  # lines of the learner's output tail shown
+TIERS_TO_DO = {
+    "zh": "还没判的部分：{tiers}（需要 CUDA GPU）：请在有 GPU 的机器上运行，或用 --server 提交到有 GPU 的判题服务器",
+    "en": "still to do: the {tiers} tier (needs a CUDA GPU): run it on a GPU host, or submit with --server "
+    "to a judge server that has one",
+}
 
 
 def verdict_name(verdict: Verdict, lang: Lang) -> str:
@@ -48,9 +50,10 @@ def print_report(console: Console, report: PublicReport, path: str) -> None:
     lang = report.lang
     # The machine-readable name always (learners search for it); the translation only where it adds something.
     name = verdict_name(report.verdict, lang)
-    shown = report.verdict.value if name.replace(" ", "_") == report.verdict.value else f"{report.verdict.value}  {name}"
-    verdict = Text(shown,
-                   style=VERDICT_STYLE.get(report.verdict, "bold yellow"))
+    shown = (
+        report.verdict.value if name.replace(" ", "_") == report.verdict.value else f"{report.verdict.value}  {name}"
+    )
+    verdict = Text(shown, style=VERDICT_STYLE.get(report.verdict, "bold yellow"))
     counts = say("cli.counts", passed=report.passed, total=report.total, seconds=report.duration_s).get(lang)
     console.print(Text(say("cli.result").get(lang)) + verdict + Text(counts if report.total else ""))
     skipped = [name.upper() for name, state in report.tiers.items() if state == "skipped"]
@@ -76,10 +79,15 @@ def case_lines(report: PublicReport) -> list[Text]:
     not_run = say("case.not_run").get(lang)
     if not report.cases and report.verdict == Verdict.compile_error:
         return [Text(say("cli.none_ran").get(lang))]
-    if failures and len(failures) == len(report.cases) and all(
-            c.outcome == Outcome.error and (c.hidden or c.message == not_run) for c in failures):
+    if (
+        failures
+        and len(failures) == len(report.cases)
+        and all(c.outcome == Outcome.error and (c.hidden or c.message == not_run) for c in failures)
+    ):
         return [Text(say("cli.not_run", n=len(failures)).get(lang))]
-    groups = [list(g) for _, g in groupby(failures, key=lambda c: (c.hidden, c.outcome, c.hint if c.hidden else c.message))]
+    groups = [
+        list(g) for _, g in groupby(failures, key=lambda c: (c.hidden, c.outcome, c.hint if c.hidden else c.message))
+    ]
     lines: list[Text] = []
     for group in groups[:SHOWN_CASES]:
         lines.append(_case_line(group[0]))

@@ -8,7 +8,7 @@ from judge.errors import JudgeError
 from judge.problems import FOLDER
 
 FILES = {
-    "problem.toml": '''id = "{id}"
+    "problem.toml": """id = "{id}"
 slug = "{slug}"
 chapter = "TODO-chapter"
 difficulty = "medium"
@@ -23,7 +23,7 @@ en = "TODO English title"
 [tolerances.float32]
 rtol = 1.3e-6
 atol = 1e-5
-''',
+""",
     "prompt.zh.md": "# {id}. TODO 中文标题\n\n题目描述、签名、输入范围、检查项与本章概念的对应。\n\n本地判题：`python practice/judge.py {id}`\n",
     "prompt.en.md": "# {id}. TODO English title\n\nTask, exact signatures, input ranges, and what each check tests.\n\nJudge locally: `python practice/judge.py {id}`\n",
     "starter.py": '"""Exercise {id}: TODO."""\n\n\ndef solve(x):\n    """TODO: describe."""\n    raise NotImplementedError("TODO")\n',

@@ -1,4 +1,4 @@
-"""`python practice/judge.py ID PATH --server URL`: judge through a judge server's web API, print as a local run does."""
+"""`python practice/judge.py ID PATH --server URL`: judge through a judge server's web API, print as locally."""
 
 from __future__ import annotations
 
@@ -8,11 +8,19 @@ import sys
 
 import httpx
 
+from judge.cli.learner_files import LearnerFiles
+from judge.cli.learner_io import (
+    EXIT_ACCEPTED,
+    EXIT_REJECTED,
+    EXIT_USAGE,
+    announce,
+    consoles,
+    learner_target,
+    read_submission,
+)
+from judge.cli.render import LiveMarks, print_report
 from judge.events import CaseFinished, Collected, Done
 from judge.models import PublicReport, Verdict
-from judge.cli.learner_files import LearnerFiles
-from judge.cli.learner_io import EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE, announce, consoles, learner_target, read_submission
-from judge.cli.render import LiveMarks, print_report
 
 RECONNECTS = 5
 SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}\.py$")  # the file names the server accepts for its messages
@@ -64,8 +72,13 @@ def follow(client: httpx.Client, submission_id: str, lang: str, on_event) -> Pub
     for _ in range(RECONNECTS):
         headers = {"Last-Event-ID": last} if last else {}
         try:
-            with client.stream("GET", f"/api/submissions/{submission_id}/events", params={"lang": lang},
-                               headers=headers, timeout=httpx.Timeout(30, read=120)) as response:
+            with client.stream(
+                "GET",
+                f"/api/submissions/{submission_id}/events",
+                params={"lang": lang},
+                headers=headers,
+                timeout=httpx.Timeout(30, read=120),
+            ) as response:
                 response.raise_for_status()
                 for event_id, kind, data in sse_events(response):
                     last = event_id or last
@@ -80,8 +93,10 @@ def follow(client: httpx.Client, submission_id: str, lang: str, on_event) -> Pub
                         return report
         except httpx.HTTPError:
             continue  # the stream broke: reconnect and get only what came after `last`
-    raise ServerError(f"lost the connection to {client.base_url} while judging; "
-                      f"the verdict is kept there: {client.base_url}/api/submissions/{submission_id}")
+    raise ServerError(
+        f"lost the connection to {client.base_url} while judging; "
+        f"the verdict is kept there: {client.base_url}/api/submissions/{submission_id}"
+    )
 
 
 def run_remote(problem_id: str, path: str | None, as_json: bool, public: bool, server: str, settings) -> int:
@@ -100,8 +115,15 @@ def run_remote(problem_id: str, path: str | None, as_json: bool, public: bool, s
         announce(err, problem, target, public, lang)
     try:
         with httpx.Client(base_url=server.rstrip("/"), timeout=30, follow_redirects=True) as client:
-            submission_id = submit(client, {"problem_id": problem.id, "code": code, "mode": "run" if public else "submit",
-                                            "file_name": target.name if SAFE_NAME.match(target.name) else None})
+            submission_id = submit(
+                client,
+                {
+                    "problem_id": problem.id,
+                    "code": code,
+                    "mode": "run" if public else "submit",
+                    "file_name": target.name if SAFE_NAME.match(target.name) else None,
+                },
+            )
             report = follow(client, submission_id, lang, (lambda e: None) if as_json else LiveMarks(out, lang))
     except ServerError as exc:
         print(f"error: {exc}", file=sys.stderr)

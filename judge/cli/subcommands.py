@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 
+from judge.cli.learner_io import EXIT_USAGE, LANG_HELP, SERVER_HELP
+from judge.cli.terminal import list_problems, print_error, run_problem
 from judge.errors import JudgeError
 from judge.settings import Settings
-from judge.cli.terminal import EXIT_USAGE, LANG_HELP, SERVER_HELP, list_problems, print_error, run_problem
 
 
 def _run(args, settings: Settings) -> int:
@@ -58,11 +59,17 @@ def _extensions(sub) -> None:
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="judge", description="practice-judge: judge handbook exercises.")
     sub = parser.add_subparsers(dest="command", required=True)
-    run = sub.add_parser("run", help="judge a file (like python practice/judge.py)",
-                         description="Judge a file against an exercise's tests and print the verdict.")
+    run = sub.add_parser(
+        "run",
+        help="judge a file (like python practice/judge.py)",
+        description="Judge a file against an exercise's tests and print the verdict.",
+    )
     run.add_argument("problem", help="exercise number, e.g. 100")
-    run.add_argument("path", nargs="?", help="file to judge (default: practice/solutions/<id>.py, created from "
-                                             "the starter if missing)")
+    run.add_argument(
+        "path",
+        nargs="?",
+        help="file to judge (default: practice/solutions/<id>.py, created from the starter if missing)",
+    )
     run.add_argument("--json", action="store_true", help="print one JSON report on stdout, nothing else")
     run.add_argument("--public", action="store_true", help="run only the public tests")
     run.add_argument("--lang", choices=["zh", "en"], help=LANG_HELP)

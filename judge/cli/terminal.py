@@ -8,17 +8,26 @@ import sys
 from rich.console import Console
 
 from judge.catalog import say
+from judge.cli.learner_files import LearnerFiles
+from judge.cli.learner_io import (
+    EXIT_ACCEPTED,
+    EXIT_REJECTED,
+    EXIT_USAGE,
+    announce,
+    consoles,
+    learner_target,
+    read_submission,
+)
+from judge.cli.render import LiveMarks, print_report
 from judge.errors import JudgeError
 from judge.i18n import Lang
 from judge.models import Verdict
-from judge.cli.learner_files import LearnerFiles
-from judge.cli.learner_io import (EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE, announce,
-                                  consoles, learner_target, read_submission)
-from judge.cli.render import LiveMarks, print_report
 from judge.settings import Settings
 
-def run_problem(problem_id: str, path: str | None, as_json: bool, public: bool, settings: Settings,
-                server: str | None = None) -> int:
+
+def run_problem(
+    problem_id: str, path: str | None, as_json: bool, public: bool, settings: Settings, server: str | None = None
+) -> int:
     if server:  # judged by a judge server's web API, printed the same way
         from judge.cli.server_client import run_remote  # noqa: PLC0415 - httpx only when asked for
 
@@ -33,8 +42,13 @@ def run_problem(problem_id: str, path: str | None, as_json: bool, public: bool, 
         source = read_submission(target, settings.max_source_bytes)
         if not as_json:
             announce(err, problem, target, public, lang)
-        report = judge.grade(problem.id, source, mode="run" if public else "submit",
-                             on_event=None if as_json else LiveMarks(out, lang), display_name=target.name)
+        report = judge.grade(
+            problem.id,
+            source,
+            mode="run" if public else "submit",
+            on_event=None if as_json else LiveMarks(out, lang),
+            display_name=target.name,
+        )
     public_report = report.public(lang)
     if path is None or target.resolve() == files.path(problem).resolve():
         files.record(problem, source, report.verdict, report.mode)
@@ -60,8 +74,15 @@ def _notices(err: Console, report, lang: Lang) -> None:
 def internal_error_report(problem_id: str, public: bool, lang: Lang):
     from judge.models import Report  # noqa: PLC0415
 
-    return Report(problem=str(problem_id), verdict=Verdict.internal_error, score=0, passed=0, total=0,
-                  mode="run" if public else "submit", message=say("internal_error.problem")).public(lang)
+    return Report(
+        problem=str(problem_id),
+        verdict=Verdict.internal_error,
+        score=0,
+        passed=0,
+        total=0,
+        mode="run" if public else "submit",
+        message=say("internal_error.problem"),
+    ).public(lang)
 
 
 def list_problems(settings: Settings) -> int:
@@ -71,8 +92,11 @@ def list_problems(settings: Settings) -> int:
     console = Console(soft_wrap=True)
     for problem in ProblemSet(settings.problems_dir).all():
         title = problem.meta.title.en if settings.lang == "en" else problem.meta.title.zh
-        console.print(f"{problem.id:>4}  {title}  ({problem.meta.difficulty})  [{files.state(problem)}]",
-                      highlight=False, markup=False)
+        console.print(
+            f"{problem.id:>4}  {title}  ({problem.meta.difficulty})  [{files.state(problem)}]",
+            highlight=False,
+            markup=False,
+        )
     return EXIT_ACCEPTED
 
 

@@ -18,9 +18,9 @@ import sysconfig
 import tarfile
 import tempfile
 import time
+from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
-from typing import Callable
 
 from sandbox.docker import ROLE_LABEL, client
 
@@ -79,8 +79,11 @@ def _debootstrap_import(docker, tag: str, suite: str, mirror: str | None) -> str
     mirror = mirror or host_apt_mirror()  # the registry apt reaches here; None: debootstrap's own default
     with tempfile.TemporaryDirectory(prefix="pj-base-", dir="/var/tmp") as work:
         root = Path(work) / "rootfs"
-        subprocess.run(["debootstrap", "--variant=minbase", suite, str(root), *([mirror] if mirror else [])],
-                       check=True, stdout=subprocess.DEVNULL)
+        subprocess.run(
+            ["debootstrap", "--variant=minbase", suite, str(root), *([mirror] if mirror else [])],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        )
         with open(root / "etc/passwd", "a") as fh:
             fh.write(USER_LINE)
         with open(root / "etc/group", "a") as fh:
@@ -95,15 +98,20 @@ def _debootstrap_import(docker, tag: str, suite: str, mirror: str | None) -> str
 
 
 def _runner_env(docker, base: str, force: bool, say) -> str:
-    dists = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()
-                   if d.metadata["Name"] not in SKIP_DISTS and d.metadata["Name"] != "practice-judge")
+    dists = sorted(
+        f"{d.metadata['Name']}=={d.version}"
+        for d in metadata.distributions()
+        if d.metadata["Name"] not in SKIP_DISTS and d.metadata["Name"] != "practice-judge"
+    )
     tag = f"practice-judge/runner-env:{_hash(RECIPE, base, sys.version, *dists)}"
     if _exists(docker, tag) and not force:
         say(f"{tag} exists")
         return tag
-    dockerfile = (f"FROM {base}\nCOPY python /opt/python\nCOPY venv /opt/venv\n"
-                  "ENV PATH=/opt/venv/bin:/opt/python/bin:/usr/bin:/bin LD_LIBRARY_PATH=/opt/python/lib "
-                  "HOME=/tmp USER=judge PYTHONDONTWRITEBYTECODE=1\n")
+    dockerfile = (
+        f"FROM {base}\nCOPY python /opt/python\nCOPY venv /opt/venv\n"
+        "ENV PATH=/opt/venv/bin:/opt/python/bin:/usr/bin:/bin LD_LIBRARY_PATH=/opt/python/lib "
+        "HOME=/tmp USER=judge PYTHONDONTWRITEBYTECODE=1\n"
+    )
     return _timed(say, tag, lambda: _docker_build(docker, tag, dockerfile, _env_files))
 
 
@@ -113,9 +121,11 @@ def _runner_cpu(docker, env: str, force: bool, say) -> str:
     if _exists(docker, tag) and not force:
         say(f"{tag} exists")
         return tag
-    dockerfile = (f"FROM {env}\nCOPY app /app\nENV PYTHONPATH=/app\nWORKDIR /app\nUSER 10001:10001\n"
-                  f"LABEL {ROLE_LABEL}=runner-cpu\n"
-                  'ENTRYPOINT ["/opt/venv/bin/python", "-m", "sandbox.listen"]\n')
+    dockerfile = (
+        f"FROM {env}\nCOPY app /app\nENV PYTHONPATH=/app\nWORKDIR /app\nUSER 10001:10001\n"
+        f"LABEL {ROLE_LABEL}=runner-cpu\n"
+        'ENTRYPOINT ["/opt/venv/bin/python", "-m", "sandbox.listen"]\n'
+    )
     _timed(say, tag, lambda: _docker_build(docker, tag, dockerfile, _app_files))
     _prune(docker, tag, say)
     return tag
@@ -163,16 +173,21 @@ def _env_files(tar: tarfile.TarFile) -> None:
     tar.add(str(prefix), "python", filter=lambda info: None if _skipped(info, prefix, skip) else _readable(info))
     site = Path(sysconfig.get_paths()["purelib"])
     drop = _dropped(site)
-    tar.add(str(site), "venv/lib/python3.11/site-packages",
-            filter=lambda info: None if info.name.split("/")[4:5] and info.name.split("/")[4] in drop
-            else _readable(info))
+    tar.add(
+        str(site),
+        "venv/lib/python3.11/site-packages",
+        filter=lambda info: None if info.name.split("/")[4:5] and info.name.split("/")[4] in drop else _readable(info),
+    )
     for folder in ("venv", "venv/bin"):
         info = tarfile.TarInfo(folder)
         info.type, info.mode = tarfile.DIRTYPE, 0o755
         tar.addfile(info)
     _link(tar, "venv/bin/python", f"/opt/python/bin/python{sys.version_info.major}.{sys.version_info.minor}")
-    _text(tar, "venv/pyvenv.cfg", f"home = /opt/python/bin\ninclude-system-site-packages = false\n"
-          f"version = {sys.version.split()[0]}\n")
+    _text(
+        tar,
+        "venv/pyvenv.cfg",
+        f"home = /opt/python/bin\ninclude-system-site-packages = false\nversion = {sys.version.split()[0]}\n",
+    )
 
 
 def _skipped(info: tarfile.TarInfo, prefix: Path, skip: set[str]) -> bool:
@@ -191,8 +206,11 @@ def _dropped(site: Path) -> set[str]:
 
 def _app_files(tar: tarfile.TarFile) -> None:
     for name in APP_PACKAGES:
-        tar.add(str(REPO_ROOT / name), f"app/{name}", filter=lambda info: None if "__pycache__" in info.name
-                else _readable(info))
+        tar.add(
+            str(REPO_ROOT / name),
+            f"app/{name}",
+            filter=lambda info: None if "__pycache__" in info.name else _readable(info),
+        )
 
 
 def _link(tar: tarfile.TarFile, name: str, target: str) -> None:

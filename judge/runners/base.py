@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import Protocol
 
 from sandbox import JobFacts, JobSpec
 from sandbox.client import Job
@@ -13,11 +14,23 @@ from sandbox.client import Job
 WORKER_TARGET = "judge.worker.main:serve"
 # What the problems' probes import (torch's testing and tracing helpers): trusted torch code, imported
 # once in the zygote instead of once per job (about 0.25 s each time here).
-PROBE_IMPORTS = ["torch.library", "torch.testing._internal.optests", "torch._subclasses.fake_tensor",
-                 "torch.autograd.gradcheck", "torch._dynamo.testing", "torch.fx.experimental.symbolic_shapes",
-                 "torch.utils._python_dispatch"]
-WORKER_PRELOAD = ["torch", "torch._dynamo", *PROBE_IMPORTS, "judge.channel", "judge.worker.main",
-                  "judge.worker.observe"]  # one preload list for every worker zygote, local or in a container
+PROBE_IMPORTS = [
+    "torch.library",
+    "torch.testing._internal.optests",
+    "torch._subclasses.fake_tensor",
+    "torch.autograd.gradcheck",
+    "torch._dynamo.testing",
+    "torch.fx.experimental.symbolic_shapes",
+    "torch.utils._python_dispatch",
+]
+WORKER_PRELOAD = [
+    "torch",
+    "torch._dynamo",
+    *PROBE_IMPORTS,
+    "judge.channel",
+    "judge.worker.main",
+    "judge.worker.observe",
+]  # one preload list for every worker zygote, local or in a container
 
 
 @dataclass(frozen=True)
@@ -37,23 +50,28 @@ class RunnerPolicy:
 class WorkerLaunch:
     """Everything a runner needs to start one judgement's worker. Paths are on the judge's host."""
 
-    source: str                      # the learner's file, already checked (size, encoding)
-    probes_path: Path                # the problem's tests/probes.py, copied next to the solution
-    display_name: str                # the learner's file name, as tracebacks and messages show it
+    source: str  # the learner's file, already checked (size, encoding)
+    probes_path: Path  # the problem's tests/probes.py, copied next to the solution
+    display_name: str  # the learner's file name, as tracebacks and messages show it
     wall_s: float
     memory_bytes: int
     output_bytes: int
     threads: int = 1
-    env: dict[str, str] = field(default_factory=dict)   # e.g. TRITON_INTERPRET=1 for a CPU tier
-    hide: tuple[str, ...] = ()       # host paths the worker must not see (the problems folder)
+    env: dict[str, str] = field(default_factory=dict)  # e.g. TRITON_INTERPRET=1 for a CPU tier
+    hide: tuple[str, ...] = ()  # host paths the worker must not see (the problems folder)
     skip_layers: tuple[str, ...] = ()  # layers the caller turns off (isolation="none")
 
 
 class WorkerRun:
     """One started worker: wait for its facts, kill it; close() removes its scratch and frees the runner's slot."""
 
-    def __init__(self, job: Job | None, scratch: Path, release: Callable[[], None] = lambda: None,
-                 walls: dict[str, str] | None = None):
+    def __init__(
+        self,
+        job: Job | None,
+        scratch: Path,
+        release: Callable[[], None] = lambda: None,
+        walls: dict[str, str] | None = None,
+    ):
         self._job, self.scratch, self._release = job, scratch, release
         self.walls = walls or {}  # layers the runner provides itself (a container's), reported with the job's own
 
@@ -98,9 +116,20 @@ def write_scratch(scratch: Path, launch: WorkerLaunch) -> None:
 def worker_spec(launch: WorkerLaunch, policy: RunnerPolicy, workdir: str) -> JobSpec:
     """The sandbox job for a worker whose scratch folder is `workdir` as the runner's zygote sees it."""
     return JobSpec(
-        target=WORKER_TARGET, wall_s=launch.wall_s, memory_bytes=launch.memory_bytes,
-        output_bytes=launch.output_bytes, workdir=workdir, isolate=True, threads=launch.threads,
-        hide=list(launch.hide), skip=sorted(set(launch.skip_layers) | set(policy.skip_layers)),
-        scratch_exec=policy.native_code, env={**policy.env, **launch.env},
-        payload={"solution_path": f"{workdir}/solution.py", "probes_path": f"{workdir}/probes.py",
-                 "display_name": launch.display_name})
+        target=WORKER_TARGET,
+        wall_s=launch.wall_s,
+        memory_bytes=launch.memory_bytes,
+        output_bytes=launch.output_bytes,
+        workdir=workdir,
+        isolate=True,
+        threads=launch.threads,
+        hide=list(launch.hide),
+        skip=sorted(set(launch.skip_layers) | set(policy.skip_layers)),
+        scratch_exec=policy.native_code,
+        env={**policy.env, **launch.env},
+        payload={
+            "solution_path": f"{workdir}/solution.py",
+            "probes_path": f"{workdir}/probes.py",
+            "display_name": launch.display_name,
+        },
+    )

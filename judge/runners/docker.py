@@ -17,11 +17,15 @@ CPU_POLICY = RunnerPolicy(native_code=False)
 GPU_POLICY = RunnerPolicy(native_code=True, skip_layers=("landlock",))
 CPU_IMAGE_LABEL = "runner-cpu"
 # What the container itself provides where the per-job layers need root (reported as "active (...)").
-WALLS = {"network": "active (container: no network)", "uid": "active (container: user 10001, no capabilities)",
-         "mount": "active (container: read-only root, tmpfs scratch)",
-         "pid": "active (container pid namespace: one job at a time, its leftovers killed)",
-         "ipc": "active (container ipc namespace)", "uts": "active (container uts namespace)",
-         "pids": "active (container pids limit)"}
+WALLS = {
+    "network": "active (container: no network)",
+    "uid": "active (container: user 10001, no capabilities)",
+    "mount": "active (container: read-only root, tmpfs scratch)",
+    "pid": "active (container pid namespace: one job at a time, its leftovers killed)",
+    "ipc": "active (container ipc namespace)",
+    "uts": "active (container uts namespace)",
+    "pids": "active (container pids limit)",
+}
 
 
 class DockerRunner:
@@ -81,13 +85,26 @@ def newest_cpu_image() -> str:
 
 def cpu_runner(settings: Settings) -> DockerRunner:
     image = settings.docker_image or newest_cpu_image()
-    specs = [ContainerSpec(image=image, preload=tuple(WORKER_PRELOAD), memory_bytes=settings.docker_memory_mib << 20,
-                           name=f"cpu{slot}") for slot in range(settings.docker_slots)]
+    specs = [
+        ContainerSpec(
+            image=image, preload=tuple(WORKER_PRELOAD), memory_bytes=settings.docker_memory_mib << 20, name=f"cpu{slot}"
+        )
+        for slot in range(settings.docker_slots)
+    ]
     return DockerRunner("docker", specs, CPU_POLICY)
 
 
 def gpu_runner(settings: Settings) -> DockerRunner:
-    specs = [ContainerSpec(image=settings.gpu_image, preload=tuple(WORKER_PRELOAD), gpu=device, scratch_exec=True,
-                           memory_bytes=settings.docker_memory_mib << 20, scratch_bytes=2 << 30, name=f"gpu{device}")
-             for device in settings.gpu_devices]
+    specs = [
+        ContainerSpec(
+            image=settings.gpu_image,
+            preload=tuple(WORKER_PRELOAD),
+            gpu=device,
+            scratch_exec=True,
+            memory_bytes=settings.docker_memory_mib << 20,
+            scratch_bytes=2 << 30,
+            name=f"gpu{device}",
+        )
+        for device in settings.gpu_devices
+    ]
     return DockerRunner("gpu-docker", specs, GPU_POLICY)

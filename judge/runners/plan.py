@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from judge.tiers import CPU, GPU
 from judge.models import ProblemMeta
 from judge.settings import Settings
+from judge.tiers import CPU, GPU
 
 LOCAL, DOCKER, GPU_LOCAL, GPU_DOCKER = "local", "docker", "gpu-local", "gpu-docker"
 # Triton's interpreter runs @triton.jit kernels on CPU tensors; triton reads it when a kernel is defined,
@@ -26,8 +26,8 @@ class Pass:
 @dataclass(frozen=True)
 class TierPlan:
     passes: tuple[Pass, ...]
-    skipped: tuple[str, ...]   # tiers with no runner here: their cases are reported skipped
-    why: str                   # for `judge doctor`
+    skipped: tuple[str, ...]  # tiers with no runner here: their cases are reported skipped
+    why: str  # for `judge doctor`
 
 
 def cpu_runner(settings: Settings) -> str:
@@ -46,7 +46,14 @@ def plan(meta: ProblemMeta, settings: Settings) -> TierPlan:
     gpu = gpu_runner(settings)
     cpu_pass = Pass(cpu, (CPU,), dict(CPU_TIER_ENV))
     if gpu is None:
-        return TierPlan((cpu_pass,), (GPU,), f"device=cuda: CPU tier on the {cpu} runner (Triton interpreter); "
-                        "GPU tier skipped: no GPU runner configured (PRACTICE_GPU_RUNNER)")
-    return TierPlan((cpu_pass, Pass(gpu, (GPU,))), (),
-                    f"device=cuda: CPU tier on the {cpu} runner, GPU tier on {gpu} (PRACTICE_GPU_RUNNER)")
+        return TierPlan(
+            (cpu_pass,),
+            (GPU,),
+            f"device=cuda: CPU tier on the {cpu} runner (Triton interpreter); "
+            "GPU tier skipped: no GPU runner configured (PRACTICE_GPU_RUNNER)",
+        )
+    return TierPlan(
+        (cpu_pass, Pass(gpu, (GPU,))),
+        (),
+        f"device=cuda: CPU tier on the {cpu} runner, GPU tier on {gpu} (PRACTICE_GPU_RUNNER)",
+    )

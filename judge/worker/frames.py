@@ -7,8 +7,9 @@ one to refuse). The guard asks `allowed(requester)` about the frame whose code a
 
 - the first frame met that is a CONSUMER (a helper that takes frames and gives its caller only text or
   summaries: traceback.print_exc / format_stack, logging's caller lookup; in torch, any function but the
-  few PASSERS that return frames) allows it, provided the consumer runs with its own module's globals (not a function rebuilt on its code
-  with globals the learner chose) and the guard finds the modules consumers call into unchanged;
+  few PASSERS that return frames) allows it, provided the consumer runs with its own module's globals (not a
+  function rebuilt on its code with globals the learner chose) and the guard finds the modules consumers call
+  into unchanged;
 - the first frame met that is learner code (any code whose file is not under the interpreter's, the
   site-packages', the judge's or the probes' paths) refuses it: so `inspect.currentframe()`, `inspect.stack()`
   or `traceback.walk_stack()` called by a learner's kernel are refused (they hand the frame up to it),
@@ -31,36 +32,74 @@ import sysconfig
 import traceback  # noqa: F401
 
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
-CONSUMERS = frozenset({
-    ("traceback", "extract_stack"), ("traceback", "format_stack"), ("traceback", "print_stack"),
-    ("traceback", "StackSummary._extract_from_extended_frame_gen"), ("logging", "Logger.findCaller"),
-    ("typing", "_caller"), ("typing_extensions", "_caller"), ("typing_extensions", "_has_generic_or_protocol_as_origin"),
-    ("collections", "namedtuple"), ("enum", "EnumType._create_"), ("warnings", "warn"),
-    ("torch.library", "Library.__init__"), ("torch.library", "Library._register_fake"),
-    ("torch._library.utils", "get_source"), ("torch.fx.experimental.symbolic_shapes", "ShapeEnv._get_stack_summary"),
-    ("torch._dynamo.guards", "GuardBuilder._set_guard_export_info"),
-})
+CONSUMERS = frozenset(
+    {
+        ("traceback", "extract_stack"),
+        ("traceback", "format_stack"),
+        ("traceback", "print_stack"),
+        ("traceback", "StackSummary._extract_from_extended_frame_gen"),
+        ("logging", "Logger.findCaller"),
+        ("typing", "_caller"),
+        ("typing_extensions", "_caller"),
+        ("typing_extensions", "_has_generic_or_protocol_as_origin"),
+        ("collections", "namedtuple"),
+        ("enum", "EnumType._create_"),
+        ("warnings", "warn"),
+        ("torch.library", "Library.__init__"),
+        ("torch.library", "Library._register_fake"),
+        ("torch._library.utils", "get_source"),
+        ("torch.fx.experimental.symbolic_shapes", "ShapeEnv._get_stack_summary"),
+        ("torch._dynamo.guards", "GuardBuilder._set_guard_export_info"),
+    }
+)
 # Functions that hand a frame to their caller: the caller decides. In torch, every other function is taken to
 # consume the frames it asks for (torch asks for them everywhere: guards, shape environments, fake tensors).
-PASSERS = frozenset({
-    ("torch.fx.experimental.symbolic_shapes", "ShapeEnv._get_user_frame"),
-    ("torch.fx.experimental.symbolic_shapes", "_find_user_code_frame"), ("torch.fx.proxy", "TracerBase._find_user_frame"),
-    ("torch._dynamo.bytecode_debugger", "BytecodeDebugger._find_frame_for_code"),
-})
+PASSERS = frozenset(
+    {
+        ("torch.fx.experimental.symbolic_shapes", "ShapeEnv._get_user_frame"),
+        ("torch.fx.experimental.symbolic_shapes", "_find_user_code_frame"),
+        ("torch.fx.proxy", "TracerBase._find_user_frame"),
+        ("torch._dynamo.bytecode_debugger", "BytecodeDebugger._find_frame_for_code"),
+    }
+)
 LEARNER, TRUSTED, CONSUMER = range(3)
 # What consumers call into (their module globals and classes): checked unchanged before one is allowed a frame.
 CONSUMER_CLASSES = frozenset({"traceback", "logging"})  # StackSummary, FrameSummary, Logger: the rest is module-level
-CONSUMER_MODULES = frozenset({"builtins", "sys", "os", "posixpath", "io", "itertools", "collections", "linecache",
-                              "traceback", "logging", "typing", "typing_extensions", "inspect", "torch.library",
-                              "torch._library.utils", "torch.fx.experimental.symbolic_shapes", "torch._dynamo.guards"})
+CONSUMER_MODULES = frozenset(
+    {
+        "builtins",
+        "sys",
+        "os",
+        "posixpath",
+        "io",
+        "itertools",
+        "collections",
+        "linecache",
+        "traceback",
+        "logging",
+        "typing",
+        "typing_extensions",
+        "inspect",
+        "torch.library",
+        "torch._library.utils",
+        "torch.fx.experimental.symbolic_shapes",
+        "torch._dynamo.guards",
+    }
+)
 
 
 def trusted_roots(extra=()) -> tuple[str, ...]:
     """File-name prefixes of code the worker trusts: the interpreter, site-packages, the judge and sandbox."""
     judge_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     paths = sysconfig.get_paths()
-    roots = {paths["stdlib"], paths["platstdlib"], paths["purelib"], paths["platlib"], judge_dir,
-             os.path.join(os.path.dirname(judge_dir), "sandbox")}
+    roots = {
+        paths["stdlib"],
+        paths["platstdlib"],
+        paths["purelib"],
+        paths["platlib"],
+        judge_dir,
+        os.path.join(os.path.dirname(judge_dir), "sandbox"),
+    }
     return tuple(sorted(r.rstrip(os.sep) + os.sep for r in roots if r)) + ("<frozen ",) + tuple(extra)
 
 
@@ -69,8 +108,16 @@ def is_trusted_name(filename, roots: tuple[str, ...], _type=type, _str=str) -> b
     return _type(filename) is not _str or filename.startswith(roots)
 
 
-def make_classifier(roots: tuple[str, ...], learner_names=(), _type=type, _str=str, _dict=dict,
-                    _module=type(sys), _modules=sys.modules, _module_dict=type(sys).__dict__["__dict__"].__get__):
+def make_classifier(
+    roots: tuple[str, ...],
+    learner_names=(),
+    _type=type,
+    _str=str,
+    _dict=dict,
+    _module=type(sys),  # noqa: B008 - bound at definition, before learner code can rebind type
+    _modules=sys.modules,
+    _module_dict=type(sys).__dict__["__dict__"].__get__,  # noqa: B008 - the same idiom
+):
     """classify(frame) -> (LEARNER | TRUSTED | CONSUMER, module name). Names are bound now, before the import,
     and nothing it calls is the learner's (exact types are checked before any comparison)."""
     consumers, passers = frozenset(CONSUMERS), frozenset(PASSERS)

@@ -52,17 +52,19 @@ from sandbox import seccomp_filter
 
 SEND = "judge.worker.send"
 RECV = "judge.worker.recv"
-REFUSED = types.MappingProxyType({
-    "sys.addaudithook": "adding audit hooks",
-    "sys.settrace": "trace functions",
-    "sys.setprofile": "profile functions",
-    "sys._current_frames": "reading other threads' frames",
-    "gc.get_objects": "listing the garbage collector's objects",
-    "gc.get_referrers": "listing the garbage collector's objects",
-    "gc.get_referents": "listing the garbage collector's objects",
-    "socket.__new__": "creating sockets",
-    "socket.sendmsg": "sending on sockets",
-})
+REFUSED = types.MappingProxyType(
+    {
+        "sys.addaudithook": "adding audit hooks",
+        "sys.settrace": "trace functions",
+        "sys.setprofile": "profile functions",
+        "sys._current_frames": "reading other threads' frames",
+        "gc.get_objects": "listing the garbage collector's objects",
+        "gc.get_referrers": "listing the garbage collector's objects",
+        "gc.get_referents": "listing the garbage collector's objects",
+        "socket.__new__": "creating sockets",
+        "socket.sendmsg": "sending on sockets",
+    }
+)
 FRAME_EVENT = "sys._getframe"
 MADE_CODE = frozenset({"compile", "code.__new__"})
 LOADED_CODE = frozenset({"marshal.loads", "marshal.load"})  # their second argument is the new code's file name
@@ -145,19 +147,58 @@ def _set_cloexec(fd: int) -> None:
     os.set_inheritable(fd, False)  # a program the learner executes must not inherit the channel; fenced from now on
 
 
-def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, classify, roots, gates, scratch,
-               # Bound now: the learner may rebind the module-level and builtin names later.
-               _type=type, _str=str, _len=len, _id=id, _getframe=sys._getframe, _ident=_thread.get_ident,
-               _new_socket=_socket.socket, _gc_disable=gc.disable, _gc_enable=gc.enable, _gc_on=gc.isenabled,
-               _function=types.FunctionType, _first_change=integrity.first_change, _refuse=_refuse, _report=_report,
-               _len_dispatch_modes=torch._C._len_torch_dispatch_stack,
-               _len_function_modes=torch._C._len_torch_function_stack, _function_mode_at=torch._C._get_function_stack_at,
-               _device_context=torch.utils._device.DeviceContext, _range=range, _sum=sum,
-               _header=HEADER, _refused=REFUSED, _fields=FUNCTION_FIELDS, _send=SEND, _recv=RECV,
-               _frame_event=FRAME_EVENT, _frame_attributes=frames.FRAME_ATTRIBUTES, _made_code=MADE_CODE,
-               _learner=frames.LEARNER, _loaded_code=LOADED_CODE, _trusted_name=frames.is_trusted_name,
-               _torch_event=torchgate.EVENT, _setters=torchgate.SETTERS, _list=list, _tuple=tuple, _int=int,
-               _saveall=gc.DEBUG_SAVEALL, _test_modules=("_test", "_xx"), _what=torchgate.WHAT):
+def _make_hook(
+    fd,
+    max_frame,
+    serve_frame,
+    snapshot,
+    trusted_globals,
+    allowed,
+    classify,
+    roots,
+    gates,
+    scratch,
+    # Bound now: the learner may rebind the module-level and builtin names later.
+    _type=type,
+    _str=str,
+    _len=len,
+    _id=id,
+    _getframe=sys._getframe,
+    _ident=_thread.get_ident,
+    _new_socket=_socket.socket,
+    _gc_disable=gc.disable,
+    _gc_enable=gc.enable,
+    _gc_on=gc.isenabled,
+    _function=types.FunctionType,
+    _first_change=integrity.first_change,
+    _refuse=_refuse,
+    _report=_report,
+    _len_dispatch_modes=torch._C._len_torch_dispatch_stack,
+    _len_function_modes=torch._C._len_torch_function_stack,
+    _function_mode_at=torch._C._get_function_stack_at,
+    _device_context=torch.utils._device.DeviceContext,
+    _range=range,
+    _sum=sum,
+    _header=HEADER,
+    _refused=REFUSED,
+    _fields=FUNCTION_FIELDS,
+    _send=SEND,
+    _recv=RECV,
+    _frame_event=FRAME_EVENT,
+    _frame_attributes=frames.FRAME_ATTRIBUTES,
+    _made_code=MADE_CODE,
+    _learner=frames.LEARNER,
+    _loaded_code=LOADED_CODE,
+    _trusted_name=frames.is_trusted_name,
+    _torch_event=torchgate.EVENT,
+    _setters=torchgate.SETTERS,
+    _list=list,
+    _tuple=tuple,
+    _int=int,
+    _saveall=gc.DEBUG_SAVEALL,
+    _test_modules=("_test", "_xx"),
+    _what=torchgate.WHAT,
+):
     main = _ident()
     gated, no_learner = gates
     _what = dict(_what)  # the hook's own copies of module-level tables, which learner code can reach
@@ -252,19 +293,28 @@ def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, c
             if not judged(allowed, requester()):
                 raise _refuse("reading frames (the judge's own code runs in them)")
         elif event in _made_code or event in _loaded_code:  # learner code may not pass for the judge's
-            if not judged(made_code_allowed, requester(), event in _made_code, args[1] if event in _made_code else None):
+            if not judged(
+                made_code_allowed, requester(), event in _made_code, args[1] if event in _made_code else None
+            ):
                 raise _refuse("making code under the name of a file the judge trusts")
         elif event == "import" and _type(args[0]) is _str and args[0].startswith(_test_modules):
             raise _refuse("importing CPython's test modules (C helpers that bypass these checks)")
         elif event == _torch_event:
             name, call_args, box = args
-            real = gated.get(name) if _type(name) is _str and _type(call_args) is _tuple and _type(box) is _list \
-                else None
+            real = (
+                gated.get(name) if _type(name) is _str and _type(call_args) is _tuple and _type(box) is _list else None
+            )
             if real is None:
                 raise _refuse("hooking torch's frame evaluation")
-            turns_off = name in _setters and _len(call_args) == 1 and (call_args[0] is None or call_args[0] is False) \
-                or name == "set_debug" and _len(call_args) == 1 and _type(call_args[0]) is _int \
+            turns_off = (
+                name in _setters
+                and _len(call_args) == 1
+                and (call_args[0] is None or call_args[0] is False)
+                or name == "set_debug"
+                and _len(call_args) == 1
+                and _type(call_args[0]) is _int
                 and not call_args[0] & _saveall
+            )
             if not turns_off and not judged(no_learner, requester()):
                 raise _refuse(_what.get(name, "hooking torch's frame evaluation (torch.compile from learner code)"))
             box.append(real(*call_args))
@@ -291,8 +341,12 @@ def _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, c
             raise _refuse(_refused.get(event, "ctypes"))
         elif event == "object.__setattr__" or event == "object.__delattr__":  # `f.__defaults__ = None` deletes
             target, name = args[0], args[1]
-            if _type(target) is _function and _type(name) is _str and name in _fields \
-                    and _id(target.__globals__) in trusted_globals:
+            if (
+                _type(target) is _function
+                and _type(name) is _str
+                and name in _fields
+                and _id(target.__globals__) in trusted_globals
+            ):
                 raise _refuse(f"changing {name} of the judge's own functions")
 
     window_code = open_socket.__code__  # the one place a socket object on the channel may be made

@@ -1,4 +1,4 @@
-"""A snapshot of the code the worker trusts (module functions, classes and their methods) and a check that none was rebound.
+"""A snapshot of the code the worker trusts (functions, classes, their methods) and a check that none was rebound.
 
 Probes observe the learner's operator with torch's own Python code (opcheck, torch.compile, the
 dispatcher helpers in judge.worker.observe). A submission that rebinds one of those functions, or a
@@ -22,22 +22,84 @@ _CLASS_DICT = type.__dict__["__dict__"].__get__
 _QUALNAME = type.__dict__["__qualname__"].__get__
 _FLAGS = type.__dict__["__flags__"].__get__
 _IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: setattr on the class raises, nothing to watch
-_CODE_KINDS = frozenset(map(id, (types.FunctionType, types.BuiltinFunctionType, types.MethodDescriptorType,
-               types.WrapperDescriptorType, types.ClassMethodDescriptorType, staticmethod, classmethod, property)))
+_CODE_KINDS = frozenset(
+    map(
+        id,
+        (
+            types.FunctionType,
+            types.BuiltinFunctionType,
+            types.MethodDescriptorType,
+            types.WrapperDescriptorType,
+            types.ClassMethodDescriptorType,
+            staticmethod,
+            classmethod,
+            property,
+        ),
+    )
+)
 # The code probes run to observe: the judge's own modules and the parts of torch they call into. The rest
 # of torch is not watched: it rebinds its own registries at run time (torch.compiler's cache factories,
 # inductor's lowerings), and a probe does not trust it to observe.
-WATCHED_MODULES = frozenset({
-    # the standard library the worker's own loop, the channel's encoding and the probes call into
-    "builtins", "sys", "os", "posix", "gc", "types", "functools", "operator", "_operator", "collections",
-    "copyreg", "pickle", "_pickle", "io", "_io", "struct", "_struct", "zipfile", "socket", "_socket",
-    "_thread", "threading", "weakref", "_weakref", "abc", "_abc", "contextlib", "enum", "re", "math",
-    "warnings", "traceback", "linecache", "inspect", "dataclasses", "itertools", "typing",
-    # torch's own entry points
-    "torch", "torch._ops", "torch.library", "torch.serialization", "torch._weights_only_unpickler",
-    "torch.utils._python_dispatch", "torch.fx.experimental.symbolic_shapes", "torch._dynamo.testing"})
-WATCHED_PACKAGES = ("judge.", "sandbox.", "torch._C.", "torch._library.", "torch.testing.", "torch._subclasses.",
-                    "torch.autograd.")
+WATCHED_MODULES = frozenset(
+    {
+        # the standard library the worker's own loop, the channel's encoding and the probes call into
+        "builtins",
+        "sys",
+        "os",
+        "posix",
+        "gc",
+        "types",
+        "functools",
+        "operator",
+        "_operator",
+        "collections",
+        "copyreg",
+        "pickle",
+        "_pickle",
+        "io",
+        "_io",
+        "struct",
+        "_struct",
+        "zipfile",
+        "socket",
+        "_socket",
+        "_thread",
+        "threading",
+        "weakref",
+        "_weakref",
+        "abc",
+        "_abc",
+        "contextlib",
+        "enum",
+        "re",
+        "math",
+        "warnings",
+        "traceback",
+        "linecache",
+        "inspect",
+        "dataclasses",
+        "itertools",
+        "typing",
+        # torch's own entry points
+        "torch",
+        "torch._ops",
+        "torch.library",
+        "torch.serialization",
+        "torch._weights_only_unpickler",
+        "torch.utils._python_dispatch",
+        "torch.fx.experimental.symbolic_shapes",
+        "torch._dynamo.testing",
+    }
+)
+WATCHED_PACKAGES = (
+    "judge.",
+    "sandbox.",
+    "torch._C.",
+    "torch._library.",
+    "torch.testing.",
+    "torch._subclasses.",
+    "torch.autograd.",
+)
 
 
 def _watched(value) -> bool:
@@ -47,8 +109,11 @@ def _watched(value) -> bool:
 
 def _freeze(namespace, everything: bool = False) -> tuple[tuple, tuple]:
     """(keys, values) of the watched bindings of `namespace` (every binding if `everything`)."""
-    items = [(key, value) for key, value in namespace.items()
-             if type(key) is str and (everything or key == "__builtins__" or _watched(value))]
+    items = [
+        (key, value)
+        for key, value in namespace.items()
+        if type(key) is str and (everything or key == "__builtins__" or _watched(value))
+    ]
     return tuple(key for key, _ in items), tuple(value for _, value in items)
 
 
@@ -64,8 +129,11 @@ def take(extra_modules=(), only=None, classes_of=None) -> tuple:
     In `extra_modules` (the probes) data is watched too, and so are the contents of the containers they hold
     (a dict, list or set, or the dict behind a read-only mapping): a probe reads its constants (the
     operator's namespace, tables of programs) at call time, and nothing there is the probe's to change."""
-    modules = {name: module for name, module in list(sys.modules.items())
-               if issubclass(type(module), types.ModuleType) and (name in only if only is not None else is_watched(name))}
+    modules = {
+        name: module
+        for name, module in list(sys.modules.items())
+        if issubclass(type(module), types.ModuleType) and (name in only if only is not None else is_watched(name))
+    }
     extra = {id(module) for module in extra_modules}
     for module in extra_modules:
         modules[module.__name__] = module
@@ -110,8 +178,19 @@ def _items(container, _type=type, _set=set, _frozenset=frozenset, _map=map, _id=
     return _frozenset(_map(_id, container)) if _type(container) is _set else _tuple(container)
 
 
-def first_change(snapshot: tuple, _type=type, _str=str, _map=map, _all=all, _zip=zip, _is=operator.is_,
-                 _repeat=itertools.repeat, _len=len, _tuple=tuple, _items=_items) -> str | None:
+def first_change(
+    snapshot: tuple,
+    _type=type,
+    _str=str,
+    _map=map,
+    _all=all,
+    _zip=zip,
+    _is=operator.is_,
+    _repeat=itertools.repeat,
+    _len=len,
+    _tuple=tuple,
+    _items=_items,
+) -> str | None:
     """'module.name' of the first watched binding that is no longer what it was, or None.
 
     Builtins are bound at definition: the learner may have rebound them by the time this runs. The loops run
@@ -120,8 +199,12 @@ def first_change(snapshot: tuple, _type=type, _str=str, _map=map, _all=all, _zip
     for where, namespace, keys, values in snapshot:
         if keys is None:
             now = _items(namespace)
-            if _type(now) is _tuple and (_len(now) != _len(values) or not _all(_map(_is, now, values))) \
-                    or _type(now) is not _tuple and now != values:
+            if (
+                _type(now) is _tuple
+                and (_len(now) != _len(values) or not _all(_map(_is, now, values)))
+                or _type(now) is not _tuple
+                and now != values
+            ):
                 return where
             continue
         if not _all(_map(_is, _map(_type, namespace), _repeat(_str))):

@@ -37,6 +37,4 @@ def describe(exc: BaseException, display_name: str) -> dict:
 
 def is_out_of_memory(exc: BaseException) -> bool:
     """torch reports a refused allocation as RuntimeError, Python as MemoryError."""
-    return isinstance(exc, MemoryError) or (
-        isinstance(exc, RuntimeError) and "can't allocate memory" in str(exc)
-    )
+    return isinstance(exc, MemoryError) or (isinstance(exc, RuntimeError) and "can't allocate memory" in str(exc))

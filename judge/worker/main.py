@@ -1,4 +1,4 @@
-"""Worker entry point: load probes, arm the guard, import the submission, then serve probe calls until the checker hangs up."""
+"""Worker entry point: load probes, arm the guard, import the submission, serve probe calls until the checker ends."""
 
 from __future__ import annotations
 
@@ -15,8 +15,18 @@ from sandbox.base import EXIT_MEMORY
 TAMPERED = {"tampered": True}
 
 
-def serve(fds: list[int], payload: dict, _audit=sys.audit, _exit=os._exit, _gc_disable=gc.disable,
-          _gc_enable=gc.enable, _decode=decode, _closed=ChannelClosed, _send=guard.SEND, _recv=guard.RECV) -> None:
+def serve(
+    fds: list[int],
+    payload: dict,
+    _audit=sys.audit,
+    _exit=os._exit,
+    _gc_disable=gc.disable,
+    _gc_enable=gc.enable,
+    _decode=decode,
+    _closed=ChannelClosed,
+    _send=guard.SEND,
+    _recv=guard.RECV,
+) -> None:
     """The only frame that may send or receive on the channel (see judge.worker.guard): it does both inline.
 
     Everything it calls is bound before the submission runs. Between a probe's return and the next
@@ -31,8 +41,13 @@ def serve(fds: list[int], payload: dict, _audit=sys.audit, _exit=os._exit, _gc_d
     probes = tuple(probe_table(probes_module).items())
     sys.modules.pop("probes", None)
     tampered = encode(TAMPERED)
-    fence = guard.arm(fds[0], MAX_FRAME, extra_modules=(probes_module,), learner_names=(display,),
-                      trusted_files=(payload["probes_path"],))
+    fence = guard.arm(
+        fds[0],
+        MAX_FRAME,
+        extra_modules=(probes_module,),
+        learner_names=(display,),
+        trusted_files=(payload["probes_path"],),
+    )
     del probes_module
     try:
         solution = load_module("solution", payload["solution_path"], display)
@@ -65,18 +80,37 @@ def _reply_frame(reply, _encode=encode, _check=check_reply, _rejected=(ReplyReje
     try:
         return _encode(_check(reply))
     except _rejected as exc:
-        return _encode({"raised": {"type": "ReplyError", "learner_line": None,
-                                  "message": f"the result could not be sent back: {exc}"[:500]}})
+        return _encode(
+            {
+                "raised": {
+                    "type": "ReplyError",
+                    "learner_line": None,
+                    "message": f"the result could not be sent back: {exc}"[:500],
+                }
+            }
+        )
 
 
 def probe_table(module) -> dict:
     """Public functions defined in the probes module, captured once."""
-    return {name: fn for name, fn in vars(module).items()
-            if callable(fn) and not name.startswith("_") and getattr(fn, "__module__", None) == module.__name__}
+    return {
+        name: fn
+        for name, fn in vars(module).items()
+        if callable(fn) and not name.startswith("_") and getattr(fn, "__module__", None) == module.__name__
+    }
 
 
-def _call(probes: tuple, solution, request: dict, display: str, _describe=describe, _out_of_memory=is_out_of_memory,
-          _exit=os._exit, _type=type, _str=str) -> dict:
+def _call(
+    probes: tuple,
+    solution,
+    request: dict,
+    display: str,
+    _describe=describe,
+    _out_of_memory=is_out_of_memory,
+    _exit=os._exit,
+    _type=type,
+    _str=str,
+) -> dict:
     wanted = request["probe"]
     probe = None
     if _type(wanted) is _str:

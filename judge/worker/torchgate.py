@@ -1,4 +1,4 @@
-"""Doors to frames that raise no audit event (dynamo's eval-frame callbacks, gc's saved cycles, threads), handed to the guard.
+"""Doors to frames that raise no audit event (dynamo's eval-frame callbacks, gc's saved cycles, threads) for the guard.
 
 `torch._C._dynamo.eval_frame.set_eval_frame(callback)` makes CPython call `callback` with every new Python
 frame (its globals, locals and f_back): a learner's callback could swap a probe's helpers in the probe's own
@@ -15,17 +15,32 @@ import sys
 import types
 
 EVENT = "judge.worker.torch"
-GATED = ("set_eval_frame", "set_guard_error_hook", "set_guard_complete_hook", "set_bytecode_debugger_callback",
-         "set_code_exec_strategy", "set_skip_guard_eval_unsafe", "register_breakpoint_code",
-         "_load_precompile_entry", "_reset_precompile_entries", "_get_frame_value_stack_with_depth",
-         "_debug_get_cache_entry_list", "_get_cache_entries_for_region")
+GATED = (
+    "set_eval_frame",
+    "set_guard_error_hook",
+    "set_guard_complete_hook",
+    "set_bytecode_debugger_callback",
+    "set_code_exec_strategy",
+    "set_skip_guard_eval_unsafe",
+    "register_breakpoint_code",
+    "_load_precompile_entry",
+    "_reset_precompile_entries",
+    "_get_frame_value_stack_with_depth",
+    "_debug_get_cache_entry_list",
+    "_get_cache_entries_for_region",
+)
 # Outside torch: gc.set_debug(gc.DEBUG_SAVEALL) keeps every collected cycle in gc.garbage, frames included;
 # a thread of the learner's runs beside the loop's checks (3.11 raises no audit event for a new thread).
 OTHER = {"gc": ("set_debug",), "_thread": ("start_new_thread", "start_new"), "threading": ("_start_new_thread",)}
-WHAT = {"set_debug": "keeping the garbage collector's cycles (gc.DEBUG_SAVEALL)", "start_new_thread": "starting threads",
-        "start_new": "starting threads", "_start_new_thread": "starting threads"}
-SETTERS = frozenset({"set_eval_frame", "set_guard_error_hook", "set_guard_complete_hook",
-                     "set_bytecode_debugger_callback"})  # harmless with None or False: they turn a hook off
+WHAT = {
+    "set_debug": "keeping the garbage collector's cycles (gc.DEBUG_SAVEALL)",
+    "start_new_thread": "starting threads",
+    "start_new": "starting threads",
+    "_start_new_thread": "starting threads",
+}
+SETTERS = frozenset(
+    {"set_eval_frame", "set_guard_error_hook", "set_guard_complete_hook", "set_bytecode_debugger_callback"}
+)  # harmless with None or False: they turn a hook off
 
 
 def _stand_in(name: str):

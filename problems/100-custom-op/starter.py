@@ -16,8 +16,8 @@ for the public tests only).
 import torch
 from torch import Tensor
 
-
 # ---------------------------------------------------------------- kv_write
+
 
 # TODO: 声明 kv_write 原地修改了哪些参数（mutates_args）。
 # TODO: declare which arguments kv_write mutates in place (mutates_args).
@@ -37,6 +37,7 @@ def kv_write(k_cache: Tensor, v_cache: Tensor, slots: Tensor, k: Tensor, v: Tens
 
 
 # ---------------------------------------------------------------- rms_norm
+
 
 @torch.library.custom_op("ex100::rms_norm", mutates_args=())
 def rms_norm(x: Tensor, weight: Tensor, eps: float = 1e-6) -> Tensor:

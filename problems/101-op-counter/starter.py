@@ -8,7 +8,6 @@ Fill in the two TODOs. Judge locally with: python practice/judge.py 101
 import collections
 
 import torch
-import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 
 
@@ -31,8 +30,9 @@ class OpCounter(TorchDispatchMode):
         raise NotImplementedError("OpCounter.__torch_dispatch__")
 
 
-def count_sdpa_ops(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *,
-                   is_causal: bool = False, backward: bool = False) -> collections.Counter:
+def count_sdpa_ops(
+    q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, *, is_causal: bool = False, backward: bool = False
+) -> collections.Counter:
     """统计 F.scaled_dot_product_attention(q, k, v, is_causal=is_causal) 的 aten 调用；backward 为真时
     也统计 out.sum().backward()（此时 q、k、v 已经需要梯度）。
 

@@ -6,7 +6,6 @@ Fill in the two TODOs. Judge locally with: python practice/judge.py 102
 """
 
 import torch
-from torch._subclasses.fake_tensor import FakeTensorMode
 
 
 def estimate(build) -> dict:

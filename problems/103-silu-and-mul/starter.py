@@ -18,7 +18,6 @@ Judge it with:  python practice/judge.py 103   (add --public for the public test
 """
 
 import torch
-import torch.nn.functional as F
 from torch import Tensor
 
 

@@ -26,7 +26,7 @@ from torch import Tensor
 @torch._dynamo.disable
 def opaque_gelu(x: torch.Tensor) -> torch.Tensor:
     a = x.detach().to(torch.float32).cpu().numpy()
-    y = 0.5 * a * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (a + 0.044715 * a ** 3)))
+    y = 0.5 * a * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (a + 0.044715 * a**3)))
     return torch.from_numpy(y).to(dtype=x.dtype, device=x.device)
 
 

@@ -23,7 +23,9 @@ try:
     import triton
     import triton.language as tl
 except ImportError as exc:  # the judge shows this message when Triton is missing / 缺少 Triton 时判题器显示这句
-    raise ImportError("Exercise 107 needs Triton: pip install -e '.[triton]' / 练习 107 需要 Triton：pip install -e '.[triton]'") from exc
+    raise ImportError(
+        "Exercise 107 needs Triton: pip install -e '.[triton]' / 练习 107 需要 Triton：pip install -e '.[triton]'"
+    ) from exc
 
 BLOCK = 1024
 

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-
-import pytest
-
 from judge.batch.classreport import check_failures, render_class_report, score_histogram
 from judge.batch.rows import Row
 from judge.batch.similarity import Pair
@@ -15,16 +12,31 @@ from tests.batch.conftest import ARTIFACTS, FIXTURE
 from tests.needs import CHROMIUM, CHROMIUM_ARGS, need_chromium
 
 
-
 def _row(student: str, verdict: Verdict, fails: set[str], flags=(), seconds=1.0) -> Row:
     names = ["test_schema_mutates_args", "test_fake_shape", "test_backward_values", "test_compile_single_graph"]
-    cases = [CaseResult(name=n, outcome=Outcome.failed if n in fails else Outcome.passed, detail="AssertionError")
-             for n in names]
-    cases.append(CaseResult(name="test_hidden_noncontiguous", hidden=True, hint=Text(zh="非连续缓存", en="non-contiguous caches"),
-                            outcome=Outcome.failed if "hidden" in fails else Outcome.passed))
+    cases = [
+        CaseResult(name=n, outcome=Outcome.failed if n in fails else Outcome.passed, detail="AssertionError")
+        for n in names
+    ]
+    cases.append(
+        CaseResult(
+            name="test_hidden_noncontiguous",
+            hidden=True,
+            hint=Text(zh="非连续缓存", en="non-contiguous caches"),
+            outcome=Outcome.failed if "hidden" in fails else Outcome.passed,
+        )
+    )
     passed = sum(c.outcome == Outcome.passed for c in cases)
-    report = Report(problem="900", verdict=verdict, score=passed / len(cases), passed=passed, total=len(cases),
-                    cases=cases, duration_s=seconds, flags=list(flags))
+    report = Report(
+        problem="900",
+        verdict=verdict,
+        score=passed / len(cases),
+        passed=passed,
+        total=len(cases),
+        cases=cases,
+        duration_s=seconds,
+        flags=list(flags),
+    )
     return Row.judged(student, f"{student}.py", "0" * 64, report)
 
 
@@ -61,8 +73,14 @@ def test_class_report_renders_offline_in_chromium(tmp_path):
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
-        page.route("**/*", lambda route: (outside.append(route.request.url), route.abort())
-                   if not route.request.url.startswith("file://") else route.continue_())
+        page.route(
+            "**/*",
+            lambda route: (
+                (outside.append(route.request.url), route.abort())
+                if not route.request.url.startswith("file://")
+                else route.continue_()
+            ),
+        )
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.goto(page_path.as_uri())
         page.screenshot(path=str(ARTIFACTS / "class-report.png"), full_page=True)

@@ -16,14 +16,23 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_help_lists_both_commands_without_importing_torch():
-    code = ("import sys; from judge.cli.subcommands import build_parser; p = build_parser(); "
-            "p.parse_args(['grade', '100', 'x', '--out', 'y']); print('torch' in sys.modules, 'copydetect' in sys.modules)")
+    code = (
+        "import sys; from judge.cli.subcommands import build_parser; p = build_parser(); "
+        "p.parse_args(['grade', '100', 'x', '--out', 'y']); print('torch' in sys.modules, 'copydetect' in sys.modules)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO).stdout
     assert out.split() == ["False", "False"]
 
 
-@pytest.mark.parametrize("argv", [["grade", "900", "class"], ["grade", "900", "class", "--out", "o", "--jobs", "0"],
-                                  ["grade", "900", "class", "--out", "o", "--lang", "fr"], ["gradescope", "900"]])
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["grade", "900", "class"],
+        ["grade", "900", "class", "--out", "o", "--jobs", "0"],
+        ["grade", "900", "class", "--out", "o", "--lang", "fr"],
+        ["gradescope", "900"],
+    ],
+)
 def test_bad_arguments_exit_2(argv, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(SystemExit) as exit_:
@@ -41,6 +50,12 @@ def test_missing_submissions_or_unknown_problem_exit_2(tmp_path, monkeypatch, ca
 
 def test_gradescope_command_writes_the_zip(tmp_path):
     env = {**os.environ, "PRACTICE_PROBLEMS_DIR": str(FIXTURE.parent)}
-    done = subprocess.run([sys.executable, "-m", "judge.cli", "gradescope", "900", "--out", str(tmp_path / "ag.zip")],
-                          cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "judge.cli", "gradescope", "900", "--out", str(tmp_path / "ag.zip")],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0 and (tmp_path / "ag.zip").stat().st_size > 10_000

@@ -9,8 +9,13 @@ from judge.problems import EXPECT
 from judge.settings import Settings
 from tests.batch.conftest import read_grades, read_reports, write_tree
 
-PICKED = ["reference.py", "valid/functional_rms_norm_forward.py", "wrong/rms_ignores_eps.py",
-          "wrong/syntax_error.py", "wrong/kv_mutates_args_empty.py"]
+PICKED = [
+    "reference.py",
+    "valid/functional_rms_norm_forward.py",
+    "wrong/rms_ignores_eps.py",
+    "wrong/syntax_error.py",
+    "wrong/kv_mutates_args_empty.py",
+]
 
 
 @pytest.mark.slow
@@ -24,8 +29,15 @@ def test_a_class_of_exercise_100(judge, tmp_path):
         first = EXPECT.match(text.splitlines()[0])
         expected[student] = first["verdict"] if first else "accepted"
     out = tmp_path / "out"
-    status = grade_class("100", write_tree(tmp_path / "class", files), out, Settings(), jobs=2, judge=judge,
-                         stream=open(tmp_path / "log", "w"))
+    status = grade_class(
+        "100",
+        write_tree(tmp_path / "class", files),
+        out,
+        Settings(),
+        jobs=2,
+        judge=judge,
+        stream=open(tmp_path / "log", "w"),
+    )
     assert status == 0
     rows = read_grades(out)
     assert {s: r["verdict"] for s, r in rows.items()} == expected

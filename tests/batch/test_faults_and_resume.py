@@ -30,15 +30,29 @@ class FaultyJudge(CountingJudge):
     def grade(self, problem_id, source, **kwargs):
         self.calls += 1
         if self.calls <= self.faults:
-            return Report(problem=problem_id, verdict=Verdict.internal_error, score=0, passed=0, total=0,
-                          detail="ZygoteDied: worker-zygote is not reachable", fault=Fault(what="sandbox", retryable=True))
+            return Report(
+                problem=problem_id,
+                verdict=Verdict.internal_error,
+                score=0,
+                passed=0,
+                total=0,
+                detail="ZygoteDied: worker-zygote is not reachable",
+                fault=Fault(what="sandbox", retryable=True),
+            )
         return self.inner.grade(problem_id, source, **kwargs)
 
 
 def test_a_retryable_fault_is_judged_again(fixture_judge, fixture_settings, tmp_path):
     judge = FaultyJudge(fixture_judge, faults=1)
-    status = grade_class("900", write_tree(tmp_path / "class", {"alice.py": REFERENCE}), tmp_path / "out",
-                         fixture_settings, jobs=1, judge=judge, stream=open(tmp_path / "log", "w"))
+    status = grade_class(
+        "900",
+        write_tree(tmp_path / "class", {"alice.py": REFERENCE}),
+        tmp_path / "out",
+        fixture_settings,
+        jobs=1,
+        judge=judge,
+        stream=open(tmp_path / "log", "w"),
+    )
     assert status == 0 and judge.calls == 2
     row = read_grades(tmp_path / "out")["alice"]
     assert row["verdict"] == "accepted" and "judged again" in row["note"]
@@ -47,14 +61,25 @@ def test_a_retryable_fault_is_judged_again(fixture_judge, fixture_settings, tmp_
 def test_a_fault_twice_is_internal_error_exit_1_and_never_cached(fixture_judge, fixture_settings, tmp_path):
     classroom = write_tree(tmp_path / "class", {"alice.py": REFERENCE, "bob.py": WRONG})
     judge = FaultyJudge(fixture_judge, faults=2)
-    status = grade_class("900", classroom, tmp_path / "out", fixture_settings, jobs=1, judge=judge,
-                         stream=open(tmp_path / "log", "w"))
+    status = grade_class(
+        "900", classroom, tmp_path / "out", fixture_settings, jobs=1, judge=judge, stream=open(tmp_path / "log", "w")
+    )
     assert status == EXIT_INTERNAL
     verdicts = sorted(r["verdict"] for r in read_grades(tmp_path / "out").values())
     assert verdicts.count("internal_error") == 1 and len(verdicts) == 2  # the other student still has a row
     again = CountingJudge(fixture_judge)
-    assert grade_class("900", classroom, tmp_path / "out", fixture_settings, jobs=1, judge=again,
-                       stream=open(tmp_path / "log", "w")) == 0
+    assert (
+        grade_class(
+            "900",
+            classroom,
+            tmp_path / "out",
+            fixture_settings,
+            jobs=1,
+            judge=again,
+            stream=open(tmp_path / "log", "w"),
+        )
+        == 0
+    )
     assert again.calls == 1  # only the faulted one: the other came from the cache
 
 
@@ -77,13 +102,31 @@ def test_ctrl_c_from_a_hook_leaves_consistent_outputs_and_a_rerun_resumes(fixtur
         if len(seen) == 2:
             raise KeyboardInterrupt
 
-    status = grade_class("900", classroom, tmp_path / "out", fixture_settings, jobs=1, judge=fixture_judge,
-                         on_row=stop_after_two, stream=open(tmp_path / "log", "w"))
+    status = grade_class(
+        "900",
+        classroom,
+        tmp_path / "out",
+        fixture_settings,
+        jobs=1,
+        judge=fixture_judge,
+        on_row=stop_after_two,
+        stream=open(tmp_path / "log", "w"),
+    )
     assert status == EXIT_INTERRUPTED
     assert _consistent(tmp_path / "out") == set(seen)
     again = CountingJudge(fixture_judge)
-    assert grade_class("900", classroom, tmp_path / "out", fixture_settings, jobs=1, judge=again,
-                       stream=open(tmp_path / "log", "w")) == 0
+    assert (
+        grade_class(
+            "900",
+            classroom,
+            tmp_path / "out",
+            fixture_settings,
+            jobs=1,
+            judge=again,
+            stream=open(tmp_path / "log", "w"),
+        )
+        == 0
+    )
     assert again.calls == 3
     assert _consistent(tmp_path / "out") == set(names)
 
@@ -121,8 +164,12 @@ def test_sigint_to_the_command_mid_run_then_resume_with_hostile_files(tmp_path):
     assert rows["a_ref"]["verdict"] == rows["e_ref2"]["verdict"] == "accepted"
     assert rows["b_wrong"]["verdict"] == "wrong_answer"
     assert rows["c_loop"]["verdict"] == "time_limit_exceeded"
-    assert rows["d_forkbomb"]["verdict"] in ("runtime_error", "time_limit_exceeded", "memory_limit_exceeded",
-                                             "compile_error")
+    assert rows["d_forkbomb"]["verdict"] in (
+        "runtime_error",
+        "time_limit_exceeded",
+        "memory_limit_exceeded",
+        "compile_error",
+    )
     cached = {s for s, r in read_reports(out).items() if r["cached"]}
     assert partial <= cached, "what the interrupted run finished is not judged again"
     assert json.loads((out / "gradescope" / "c_loop" / "results.json").read_text())["score"] == 0

@@ -13,31 +13,50 @@ from judge.models import CaseResult, Outcome, Report, Verdict
 REPO = Path(__file__).resolve().parents[2]
 
 CASES = {
-    "frame-walking": ["import sys\nf = sys._getframe(1).f_back.f_globals",
-                      "import inspect\nfor fr in inspect.stack():\n    pass",
-                      "try:\n    1/0\nexcept Exception as e:\n    g = e.__traceback__.tb_frame",
-                      "def g():\n    yield\nx = g().gi_frame",
-                      "import sys\nsecret = getattr(sys, '_getframe')(2)"],
+    "frame-walking": [
+        "import sys\nf = sys._getframe(1).f_back.f_globals",
+        "import inspect\nfor fr in inspect.stack():\n    pass",
+        "try:\n    1/0\nexcept Exception as e:\n    g = e.__traceback__.tb_frame",
+        "def g():\n    yield\nx = g().gi_frame",
+        "import sys\nsecret = getattr(sys, '_getframe')(2)",
+    ],
     "gc": ["import gc\nobjs = gc.get_objects()", "from gc import get_referrers"],
     "ctypes": ["import ctypes\nctypes.memmove(0, 0, 0)", "from ctypes import pythonapi"],
-    "sys-modules": ["import sys\nsys.modules['torch'] = None", "from sys import modules",
-                    "import sys\nsys.meta_path.insert(0, object())"],
+    "sys-modules": [
+        "import sys\nsys.modules['torch'] = None",
+        "from sys import modules",
+        "import sys\nsys.meta_path.insert(0, object())",
+    ],
     "audit-hook": ["import sys\nsys.addaudithook(lambda *a: None)"],
     "trace": ["import sys\nsys.settrace(None)", "import threading\nthreading.setprofile(None)"],
-    "os-fd": ["import os\nos.write(1023, b'x')", "import os\nfd = os.dup(3)", "open('/proc/self/mem', 'rb')",
-              "import os\nos.fdopen(5)"],
+    "os-fd": [
+        "import os\nos.write(1023, b'x')",
+        "import os\nfd = os.dup(3)",
+        "open('/proc/self/mem', 'rb')",
+        "import os\nos.fdopen(5)",
+    ],
     "socket": ["import socket\ns = socket.socket()", "from socket import socketpair"],
     "signal": ["import signal\nsignal.signal(signal.SIGTERM, None)", "import os\nos.kill(os.getppid(), 9)"],
-    "monkeypatch": ["import torch\ntorch.allclose = lambda *a, **k: True",
-                    "import judge.worker.observe as observe\nobserve._argument = None",
-                    "import torch\nsetattr(torch, 'equal', None)"],
+    "monkeypatch": [
+        "import torch\ntorch.allclose = lambda *a, **k: True",
+        "import judge.worker.observe as observe\nobserve._argument = None",
+        "import torch\nsetattr(torch, 'equal', None)",
+    ],
     "judge-internals": ["from judge.checker import remote"],
     "dynamic-code": ["exec('print(1)')", "__import__('os')"],
-    "function-internals": ["g = f.__globals__", "f.__code__.replace(co_consts=())", "c = f.__closure__[0].cell_contents"],
+    "function-internals": [
+        "g = f.__globals__",
+        "f.__code__.replace(co_consts=())",
+        "c = f.__closure__[0].cell_contents",
+    ],
     "threads": ["import threading\nthreading.Thread(target=print).start()"],
     "dynamo-internals": ["import torch\ntorch._dynamo.eval_frame.set_eval_frame(None)"],
-    "interpreter": ["class A:\n    def __del__(self):\n        pass", "import weakref\nweakref.finalize(x, print)",
-                    "import sys\nsys.setrecursionlimit(10**6)", "import gc\ngc.set_debug(gc.DEBUG_SAVEALL)"],
+    "interpreter": [
+        "class A:\n    def __del__(self):\n        pass",
+        "import weakref\nweakref.finalize(x, print)",
+        "import sys\nsys.setrecursionlimit(10**6)",
+        "import gc\ngc.set_debug(gc.DEBUG_SAVEALL)",
+    ],
     "exit": ["import os\nos._exit(0)"],
 }
 
@@ -57,10 +76,12 @@ def test_a_source_that_does_not_parse_still_gets_a_text_scan():
 
 
 def test_honest_torch_code_is_not_flagged():
-    source = ("import torch\nfrom torch import Tensor\n\n@torch.library.custom_op('ex::f', mutates_args=())\n"
-              "def f(x: Tensor) -> Tensor:\n    return torch.stack([x, x]).sum(0)\n\n"
-              "model = torch.nn.Linear(2, 2).eval()\nfast = torch.compile(model, backend='aot_eager')\n"
-              "def signal_strength(signal):\n    return signal.abs().max()\n")
+    source = (
+        "import torch\nfrom torch import Tensor\n\n@torch.library.custom_op('ex::f', mutates_args=())\n"
+        "def f(x: Tensor) -> Tensor:\n    return torch.stack([x, x]).sum(0)\n\n"
+        "model = torch.nn.Linear(2, 2).eval()\nfast = torch.compile(model, backend='aot_eager')\n"
+        "def signal_strength(signal):\n    return signal.abs().max()\n"
+    )
     assert source_flags(source) == []
 
 
@@ -71,8 +92,20 @@ def test_no_solution_or_starter_of_any_problem_is_flagged():
     assert {k: v for k, v in flagged.items() if v} == {}
 
 
-@pytest.mark.parametrize("source", [b"", b"\x00\xff\xfe binary \x00", "(" * 200_000, "x = " + "-" * 500_000 + "1",
-                                    "\ud800 lone surrogate", "def f(:", "\x00import ctypes", 12345, None])
+@pytest.mark.parametrize(
+    "source",
+    [
+        b"",
+        b"\x00\xff\xfe binary \x00",
+        "(" * 200_000,
+        "x = " + "-" * 500_000 + "1",
+        "\ud800 lone surrogate",
+        "def f(:",
+        "\x00import ctypes",
+        12345,
+        None,
+    ],
+)
 def test_never_raises(source):
     assert isinstance(source_flags(source), list)
 

@@ -15,9 +15,15 @@ from tests.batch.conftest import REFERENCE, WRONG, grades_header, read_grades, r
 
 RENAMED = REFERENCE.replace("a + b", "x + y").replace("add(a, b)", "add(x, y)")
 CLASS = {
-    "alice.py": REFERENCE, "bob.py": WRONG, "carol.py": REFERENCE, "dave/900.py": RENAMED,
-    "empty.py": b"", "binary.py": b"\x7fELF\x00\x01\xff\xfe", "latin1.py": ("# café\n" + REFERENCE).encode("latin-1"),
-    "huge.py": b"# padding\n" * 1_000_000, "syntax.py": "def add(a, b:\n    return a + b\n",
+    "alice.py": REFERENCE,
+    "bob.py": WRONG,
+    "carol.py": REFERENCE,
+    "dave/900.py": RENAMED,
+    "empty.py": b"",
+    "binary.py": b"\x7fELF\x00\x01\xff\xfe",
+    "latin1.py": ("# café\n" + REFERENCE).encode("latin-1"),
+    "huge.py": b"# padding\n" * 1_000_000,
+    "syntax.py": "def add(a, b:\n    return a + b\n",
 }
 
 
@@ -40,8 +46,16 @@ def graded(tmp_path_factory, fixture_judge, fixture_settings):
     """The class graded once (in English), shared by the tests that read its outputs."""
     root = tmp_path_factory.mktemp("grade")
     out, counting = root / "out", CountingJudge(fixture_judge)
-    status = grade_class("900", write_tree(root / "class", CLASS), out, fixture_settings, jobs=2, lang="en",
-                         judge=counting, stream=open(root / "progress.log", "w"))
+    status = grade_class(
+        "900",
+        write_tree(root / "class", CLASS),
+        out,
+        fixture_settings,
+        jobs=2,
+        lang="en",
+        judge=counting,
+        stream=open(root / "progress.log", "w"),
+    )
     return status, out, counting.calls
 
 
@@ -50,9 +64,17 @@ def test_every_student_has_a_row_with_the_right_verdict(graded):
     assert status == 0
     rows = read_grades(out)
     verdicts = {s: r["verdict"] for s, r in rows.items()}
-    assert verdicts == {"alice": "accepted", "bob": "wrong_answer", "carol": "accepted", "dave": "accepted",
-                        "empty": "rejected", "binary": "rejected", "latin1": "rejected", "huge": "rejected",
-                        "syntax": "compile_error"}
+    assert verdicts == {
+        "alice": "accepted",
+        "bob": "wrong_answer",
+        "carol": "accepted",
+        "dave": "accepted",
+        "empty": "rejected",
+        "binary": "rejected",
+        "latin1": "rejected",
+        "huge": "rejected",
+        "syntax": "compile_error",
+    }
     assert rows["alice"]["score"] == "1.0000" and rows["alice"]["passed"] == rows["alice"]["total"] == "3"
     assert rows["bob"]["score"] == "0.0000" and rows["bob"]["total"] == "3"
     assert rows["dave"]["source"] == "dave/900.py"
@@ -64,8 +86,10 @@ def test_every_student_has_a_row_with_the_right_verdict(graded):
 def test_grades_csv_columns_and_hashes(graded):
     _, out, _ = graded
     header = grades_header(out)
-    assert header[:9] == ["student", "verdict", "score", "passed", "total", "duration_s", "sha256", "flags",
-                          "similar_to"] and header == CSV_COLUMNS
+    assert (
+        header[:9] == ["student", "verdict", "score", "passed", "total", "duration_s", "sha256", "flags", "similar_to"]
+        and header == CSV_COLUMNS
+    )
     rows = read_grades(out)
     assert rows["bob"]["sha256"] == hashlib.sha256(WRONG.encode()).hexdigest()
     assert float(rows["bob"]["duration_s"]) > 0
@@ -136,26 +160,58 @@ def test_unchanged_rerun_comes_from_the_cache_and_force_judges_again(graded, fix
     before = read_grades(out)
     again = CountingJudge(fixture_judge)
     root = out.parent
-    assert grade_class("900", root / "class", out, fixture_settings, jobs=2, lang="en", judge=again,
-                       stream=open(tmp_path / "log", "w")) == 0
+    assert (
+        grade_class(
+            "900",
+            root / "class",
+            out,
+            fixture_settings,
+            jobs=2,
+            lang="en",
+            judge=again,
+            stream=open(tmp_path / "log", "w"),
+        )
+        == 0
+    )
     assert again.calls == 0
     assert read_grades(out) == before
     assert all(r["cached"] for r in read_reports(out).values() if r["report"])
     forced = CountingJudge(fixture_judge)
-    assert grade_class("900", root / "class", out, fixture_settings, jobs=2, lang="en", judge=forced, force=True,
-                       stream=open(tmp_path / "log", "w")) == 0
+    assert (
+        grade_class(
+            "900",
+            root / "class",
+            out,
+            fixture_settings,
+            jobs=2,
+            lang="en",
+            judge=forced,
+            force=True,
+            stream=open(tmp_path / "log", "w"),
+        )
+        == 0
+    )
     assert forced.calls == 4
 
 
 def test_a_zip_of_student_folders(fixture_judge, fixture_settings, tmp_path):
-    archive = write_zip(tmp_path / "export.zip", {"hw/alice/900.py": REFERENCE, "hw/bob/work.py": WRONG,
-                                                  "hw/carol/a.py": REFERENCE, "hw/carol/b.py": WRONG})
+    archive = write_zip(
+        tmp_path / "export.zip",
+        {"hw/alice/900.py": REFERENCE, "hw/bob/work.py": WRONG, "hw/carol/a.py": REFERENCE, "hw/carol/b.py": WRONG},
+    )
     out = tmp_path / "out"
-    assert grade_class("900", archive, out, fixture_settings, jobs=2, judge=fixture_judge,
-                       stream=open(tmp_path / "log", "w")) == 0
+    assert (
+        grade_class(
+            "900", archive, out, fixture_settings, jobs=2, judge=fixture_judge, stream=open(tmp_path / "log", "w")
+        )
+        == 0
+    )
     rows = read_grades(out)
-    assert {s: r["verdict"] for s, r in rows.items()} == {"alice": "accepted", "bob": "wrong_answer",
-                                                          "carol": "rejected"}
+    assert {s: r["verdict"] for s, r in rows.items()} == {
+        "alice": "accepted",
+        "bob": "wrong_answer",
+        "carol": "rejected",
+    }
     assert "several .py files" in rows["carol"]["note"]
 
 
@@ -164,13 +220,17 @@ def test_flags_reach_the_csv_and_the_class_report(fixture_judge, fixture_setting
     peek = REFERENCE + "\n\ndef _never():\n    import sys\n    return sys._getframe(1).f_globals\n"
     classroom = write_tree(tmp_path / "class", {"mallory.py": tamper, "peek.py": peek, "alice.py": REFERENCE})
     out = tmp_path / "out"
-    assert grade_class("900", classroom, out, fixture_settings, jobs=2, judge=fixture_judge,
-                       stream=open(tmp_path / "log", "w")) == 0
+    assert (
+        grade_class(
+            "900", classroom, out, fixture_settings, jobs=2, judge=fixture_judge, stream=open(tmp_path / "log", "w")
+        )
+        == 0
+    )
     rows = read_grades(out)
     assert rows["mallory"]["verdict"] == "runtime_error"
     assert {"tampering", "monkeypatch"} <= set(rows["mallory"]["flags"].split())
     assert rows["peek"]["verdict"] == "accepted" and rows["peek"]["flags"] == "frame-walking"  # flags never a verdict
     assert rows["alice"]["flags"] == ""
     html = (out / "class-report.html").read_text(encoding="utf-8")
-    flagged = html[html.index('id="flagged"'):html.index('id="slowest"')]
+    flagged = html[html.index('id="flagged"') : html.index('id="slowest"')]
     assert "mallory" in flagged and "peek" in flagged and "alice" not in flagged

@@ -32,8 +32,9 @@ def test_run_autograder_judges_the_submission_folder(tmp_path, fixture_settings)
     root = _bundle(tmp_path, fixture_settings)
     write_tree(root / "submission", {"my_solution.py": WRONG})
     env = {**os.environ, "AUTOGRADER_ROOT": str(root), "AUTOGRADER_PYTHON": sys.executable}
-    done = subprocess.run(["bash", str(root / "source" / "run_autograder")], env=env, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        ["bash", str(root / "source" / "run_autograder")], env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
     assert results["score"] == 0 and "wrong_answer" in results["output"]
@@ -45,7 +46,8 @@ def test_run_autograder_judges_the_submission_folder(tmp_path, fixture_settings)
 
 def test_no_file_to_judge_still_writes_results(tmp_path):
     root = write_tree(tmp_path / "ag", {"submission/a.py": "x = 1", "submission/b.py": "y = 2"})
-    status = autograder_main(["--root", str(root), "--problem", "900", "--problems-dir", str(FIXTURE.parent),
-                              "--lang", "en"])
+    status = autograder_main(
+        ["--root", str(root), "--problem", "900", "--problems-dir", str(FIXTURE.parent), "--lang", "en"]
+    )
     results = json.loads((root / "results" / "results.json").read_text(encoding="utf-8"))
     assert status == 0 and results["score"] == 0 and "900.py" in results["output"]

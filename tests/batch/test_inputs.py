@@ -23,9 +23,19 @@ def test_folder_of_files_one_student_each(tmp_path):
 
 
 def test_folder_per_student_picks_the_solution_file_then_the_only_py(tmp_path):
-    write_tree(tmp_path, {"alice/900.py": REFERENCE, "alice/notes.py": "# scratch", "bob/work/mine.py": WRONG,
-                          "carol/a.py": "1", "carol/b.py": "2", "dave/readme.txt": "no code",
-                          "erin/900.py": REFERENCE, "erin/old/900.py": WRONG})
+    write_tree(
+        tmp_path,
+        {
+            "alice/900.py": REFERENCE,
+            "alice/notes.py": "# scratch",
+            "bob/work/mine.py": WRONG,
+            "carol/a.py": "1",
+            "carol/b.py": "2",
+            "dave/readme.txt": "no code",
+            "erin/900.py": REFERENCE,
+            "erin/old/900.py": WRONG,
+        },
+    )
     entries = by_id(discover(tmp_path, "900.py"))
     assert entries["alice"].data == REFERENCE.encode() and entries["alice"].origin == "alice/900.py"
     assert entries["bob"].data == WRONG.encode() and entries["bob"].origin == "bob/work/mine.py"
@@ -36,8 +46,7 @@ def test_folder_per_student_picks_the_solution_file_then_the_only_py(tmp_path):
 
 
 def test_zip_with_a_single_top_level_folder_is_looked_through(tmp_path):
-    archive = write_zip(tmp_path / "export.zip", {"Assignment 3/alice.py": REFERENCE,
-                                                  "Assignment 3/bob/900.py": WRONG})
+    archive = write_zip(tmp_path / "export.zip", {"Assignment 3/alice.py": REFERENCE, "Assignment 3/bob/900.py": WRONG})
     entries = by_id(discover(archive, "900.py"))
     assert sorted(entries) == ["alice", "bob"]
     assert entries["bob"].data == WRONG.encode()
@@ -57,8 +66,10 @@ def test_duplicate_ids_are_kept_under_suffixed_ids_and_noted(tmp_path):
 
 
 def test_zip_path_traversal_and_absolute_names_are_skipped(tmp_path):
-    archive = write_zip(tmp_path / "evil.zip", {"../escape.py": "x = 1", "/abs.py": "x = 1", "ok.py": REFERENCE,
-                                                "a/../../up.py": "x = 1"})
+    archive = write_zip(
+        tmp_path / "evil.zip",
+        {"../escape.py": "x = 1", "/abs.py": "x = 1", "ok.py": REFERENCE, "a/../../up.py": "x = 1"},
+    )
     entries = by_id(discover(archive, "900.py"))
     assert sorted(entries) == ["ok"]
     assert not (tmp_path.parent / "escape.py").exists()

@@ -25,7 +25,7 @@ START_TIMEOUT_S = 60
 
 
 def _ping(host: str) -> bool:
-    import docker  # noqa: PLC0415
+    import docker
 
     try:
         docker.DockerClient(base_url=host, timeout=5).ping()
@@ -43,10 +43,25 @@ def _start_dockerd() -> tuple[subprocess.Popen, str]:
         folder.mkdir(parents=True, exist_ok=True)
     host = f"unix://{DOCKER_ROOT}/docker.sock"
     log = open(DOCKER_ROOT / "dockerd.log", "ab")
-    proc = subprocess.Popen(["dockerd", "--iptables=false", "--ip6tables=false", "--bridge=none",
-                             "--data-root", str(DOCKER_ROOT / "data"), "--exec-root", str(EXEC_ROOT),
-                             "--pidfile", str(DOCKER_ROOT / "docker.pid"), "-H", host],
-                            stdout=log, stderr=log, stdin=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [
+            "dockerd",
+            "--iptables=false",
+            "--ip6tables=false",
+            "--bridge=none",
+            "--data-root",
+            str(DOCKER_ROOT / "data"),
+            "--exec-root",
+            str(EXEC_ROOT),
+            "--pidfile",
+            str(DOCKER_ROOT / "docker.pid"),
+            "-H",
+            host,
+        ],
+        stdout=log,
+        stderr=log,
+        stdin=subprocess.DEVNULL,
+    )
     deadline = time.monotonic() + START_TIMEOUT_S
     while not _ping(host):
         if proc.poll() is not None or time.monotonic() > deadline:
@@ -81,8 +96,12 @@ def docker_host():
 def runner_image(docker_host) -> str:
     """The CPU runner image, built once by `judge image build` (cached by content hash)."""
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-c", "import sys; from judge.cli import main; sys.exit(main())",
-                           "image", "build"], capture_output=True, text=True, timeout=1800)
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; from judge.cli import main; sys.exit(main())", "image", "build"],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+    )
     assert done.returncode == 0, f"judge image build failed:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     print(f"\njudge image build: {time.monotonic() - started:.0f}s\n{done.stdout}")
     return done.stdout.strip().splitlines()[-1]

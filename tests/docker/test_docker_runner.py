@@ -19,8 +19,17 @@ PROBLEM = Path(__file__).resolve().parent.parent.parent / "problems" / "100-cust
 WRONG = sorted(p.stem for p in (PROBLEM / "solutions" / "wrong").glob("*.py"))
 INFINITE_LOOP = "import time\nwhile True:\n    time.sleep(0)\n"
 # Containment cases of the red-team corpus: network, processes, memory, files, output, time, the parent.
-CONTAINMENT = ["network_tcp_udp", "fork_bomb", "memory_30gb_at_once", "write_outside_scratch", "detached_grandchild",
-               "stdout_gigabytes", "infinite_loop_in_probe", "kill_parent", "read_secrets"]
+CONTAINMENT = [
+    "network_tcp_udp",
+    "fork_bomb",
+    "memory_30gb_at_once",
+    "write_outside_scratch",
+    "detached_grandchild",
+    "stdout_gigabytes",
+    "infinite_loop_in_probe",
+    "kill_parent",
+    "read_secrets",
+]
 
 
 @pytest.fixture(scope="module")
@@ -39,7 +48,9 @@ def _sources():
 @pytest.mark.parametrize("name,source", list(_sources()), ids=[n for n, _ in _sources()])
 def test_same_verdict_as_the_local_runner(docker_judge, judge, name, source):
     local, boxed = judge.grade("100", source), docker_judge.grade("100", source)
-    assert boxed.verdict == local.verdict, f"{name}: docker {boxed.verdict} ({boxed.detail[-800:]}), local {local.verdict}"
+    assert boxed.verdict == local.verdict, (
+        f"{name}: docker {boxed.verdict} ({boxed.detail[-800:]}), local {local.verdict}"
+    )
     assert [c.outcome for c in boxed.cases] == [c.outcome for c in local.cases]
     declared = source.splitlines()[0].removeprefix("# expect:").strip() if name in WRONG else None
     if declared:

@@ -16,8 +16,9 @@ def judge_cmd(*args, problems_dir=None):
     env = dict(os.environ)
     if problems_dir is not None:
         env["PRACTICE_PROBLEMS_DIR"] = str(problems_dir)
-    return subprocess.run([sys.executable, "-m", "judge.cli", *args], capture_output=True, text=True, env=env,
-                          timeout=1500)
+    return subprocess.run(
+        [sys.executable, "-m", "judge.cli", *args], capture_output=True, text=True, env=env, timeout=1500
+    )
 
 
 def test_new_scaffolds_a_folder_that_passes_check(tmp_path):
@@ -34,7 +35,8 @@ def test_new_scaffolds_a_folder_that_passes_check(tmp_path):
 def test_check_fails_when_a_wrong_solution_is_accepted(tmp_path):
     shutil.copytree(FIXTURE_PROBLEMS / "900-echo", tmp_path / "900-echo")
     (tmp_path / "900-echo" / "solutions" / "wrong" / "actually_right.py").write_text(
-        "# expect: wrong_answer\ndef add(a, b):\n    return a + b\n")
+        "# expect: wrong_answer\ndef add(a, b):\n    return a + b\n"
+    )
     result = judge_cmd("check", "900", problems_dir=tmp_path)
     assert result.returncode == 1
     assert "FAIL" in result.stdout and "got accepted, want wrong_answer" in result.stdout
@@ -50,7 +52,9 @@ def test_check_fails_a_problem_whose_feedback_misses_a_language_or_a_hint(tmp_pa
     folder = tmp_path / "900-echo"
     shutil.copytree(FIXTURE_PROBLEMS / "900-echo", folder)
     hidden = folder / "tests" / "test_hidden.py"
-    hidden.write_text(hidden.read_text().replace('@pytest.mark.hint("加法：随机输入", "addition on seeded random inputs")\n', ""))
+    hidden.write_text(
+        hidden.read_text().replace('@pytest.mark.hint("加法：随机输入", "addition on seeded random inputs")\n', "")
+    )
     public = folder / "tests" / "test_public.py"
     public.write_text(public.read_text().replace('msg("add 结果不对", "add returns the wrong sum")', '"add 结果不对"'))
     result = judge_cmd("check", "900", problems_dir=tmp_path)

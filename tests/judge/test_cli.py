@@ -17,10 +17,21 @@ GOOD = "def add(a, b):\n    return a + b\n"
 
 
 def practice(tmp_path, *args, env=None):
-    env = {**os.environ, "PRACTICE_PROBLEMS_DIR": str(FIXTURE_PROBLEMS),
-           "PRACTICE_SOLUTIONS_DIR": str(tmp_path / "solutions"), "PRACTICE_LANG": "zh", **(env or {})}
-    return subprocess.run([sys.executable, str(REPO / "practice" / "judge.py"), *args], capture_output=True,
-                          text=True, env=env, cwd=tmp_path, timeout=120)
+    env = {
+        **os.environ,
+        "PRACTICE_PROBLEMS_DIR": str(FIXTURE_PROBLEMS),
+        "PRACTICE_SOLUTIONS_DIR": str(tmp_path / "solutions"),
+        "PRACTICE_LANG": "zh",
+        **(env or {}),
+    }
+    return subprocess.run(
+        [sys.executable, str(REPO / "practice" / "judge.py"), *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
 
 
 def write(tmp_path, name, content: bytes | str) -> str:
@@ -51,7 +62,11 @@ CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 def test_lang_en_prints_no_chinese_at_all(tmp_path):
     result = practice(tmp_path, "900", "--lang", "en")  # the starter: created, then judged
     assert result.returncode == 1
-    assert "Created" in result.stderr and "Result: wrong_answer" in result.stdout and "hidden 1 ✗ addition" in result.stdout
+    assert (
+        "Created" in result.stderr
+        and "Result: wrong_answer" in result.stdout
+        and "hidden 1 ✗ addition" in result.stdout
+    )
     assert not CJK.search(result.stdout + result.stderr), result.stdout + result.stderr
 
 
@@ -101,20 +116,25 @@ def test_first_run_creates_the_file_from_the_starter(tmp_path):
 
 
 def test_judge_run_help_describes_its_arguments():
-    result = subprocess.run([sys.executable, "-m", "judge.cli", "run", "--help"], capture_output=True, text=True,
-                            timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "judge.cli", "run", "--help"], capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0
     assert "exercise number" in result.stdout and "file to judge" in result.stdout and "--lang" in result.stdout
 
 
-@pytest.mark.parametrize("args,content,match,zh", [
-    (["901"], None, "unknown problem", "没有这道题"),
-    (["900", "missing.py"], None, "no such file", "找不到文件"),
-    (["900", "empty.py"], b"", "empty", "空的"),
-    (["900", "latin1.py"], "x = 'caf\xe9'\n".encode("latin-1"), "UTF-8", "UTF-8"),
-    (["900", "huge.py"], b"#" * 1_100_000, "limit", "上限"),
-    (["900", "."], None, "is a directory", "是一个目录"),
-], ids=["unknown-problem", "missing-file", "empty-file", "not-utf8", "over-1MB", "directory"])
+@pytest.mark.parametrize(
+    "args,content,match,zh",
+    [
+        (["901"], None, "unknown problem", "没有这道题"),
+        (["900", "missing.py"], None, "no such file", "找不到文件"),
+        (["900", "empty.py"], b"", "empty", "空的"),
+        (["900", "latin1.py"], "x = 'caf\xe9'\n".encode("latin-1"), "UTF-8", "UTF-8"),
+        (["900", "huge.py"], b"#" * 1_100_000, "limit", "上限"),
+        (["900", "."], None, "is a directory", "是一个目录"),
+    ],
+    ids=["unknown-problem", "missing-file", "empty-file", "not-utf8", "over-1MB", "directory"],
+)
 def test_bad_input_is_one_line_on_stderr_nothing_on_stdout_exit_2(tmp_path, args, content, match, zh):
     if content is not None:
         write(tmp_path, args[1], content)

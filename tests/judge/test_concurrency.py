@@ -20,7 +20,7 @@ pytestmark = pytest.mark.slow
 
 PROBLEM = "100"
 
-WRONG_OPS = '''
+WRONG_OPS = """
 import torch
 from torch import Tensor
 
@@ -46,11 +46,11 @@ def rms_norm(x: Tensor, weight: Tensor, eps: float = 1e-6) -> Tensor:
 @rms_norm.register_fake
 def _(x, weight, eps=1e-6):
     return torch.empty_like(x)
-'''
+"""
 
 # Leaves its own token wherever it can write, then looks for the other submission's token for a few
 # seconds: in the scratch folder's siblings, /tmp, /dev/shm, and every process's cwd and environment.
-SNOOP = '''
+SNOOP = """
 import glob
 import os
 import time
@@ -87,7 +87,7 @@ while time.monotonic() < _deadline and not SAW:
     if _found:
         SAW.append(_found)
     time.sleep(0.2)
-'''
+"""
 
 
 def grade_together(judge, sources: list[str]) -> list[tuple]:
@@ -133,8 +133,10 @@ def test_a_spinning_neighbour_does_not_starve_or_kill_a_correct_one(judge):
 
 def test_concurrent_workers_cannot_see_each_other(judge):
     a, b = f"tokA{uuid.uuid4().hex}", f"tokB{uuid.uuid4().hex}"
-    sources = [SNOOP.format(mine=a, theirs_reversed=b[::-1]) + WRONG_OPS,
-               SNOOP.format(mine=b, theirs_reversed=a[::-1]) + WRONG_OPS]
+    sources = [
+        SNOOP.format(mine=a, theirs_reversed=b[::-1]) + WRONG_OPS,
+        SNOOP.format(mine=b, theirs_reversed=a[::-1]) + WRONG_OPS,
+    ]
     try:
         results = grade_together(judge, sources)
     finally:  # where isolation is missing, the tokens land on the host

@@ -75,11 +75,14 @@ def test_pytest_crash_after_every_case_passed_is_internal_error():
     assert "exit code 3" in report.detail
 
 
-@pytest.mark.parametrize("flag,verdict", [
-    ("timed_out", Verdict.time_limit_exceeded),
-    ("memory_exceeded", Verdict.memory_limit_exceeded),
-    ("output_exceeded", Verdict.output_limit_exceeded),
-])
+@pytest.mark.parametrize(
+    "flag,verdict",
+    [
+        ("timed_out", Verdict.time_limit_exceeded),
+        ("memory_exceeded", Verdict.memory_limit_exceeded),
+        ("output_exceeded", Verdict.output_limit_exceeded),
+    ],
+)
 def test_sandbox_limit_sets_verdict(flag, verdict):
     facts = JobFacts(signal=9, **{flag: True})
     assert decide("1", "submit", log_with("passed", "error"), facts, LIMITS).verdict == verdict
@@ -121,9 +124,16 @@ def test_collection_error_is_internal_error():
 
 
 def test_verdict_precedence_order():
-    order = [Verdict.internal_error, Verdict.compile_error, Verdict.memory_limit_exceeded,
-             Verdict.time_limit_exceeded, Verdict.output_limit_exceeded, Verdict.runtime_error,
-             Verdict.wrong_answer, Verdict.accepted]
+    order = [
+        Verdict.internal_error,
+        Verdict.compile_error,
+        Verdict.memory_limit_exceeded,
+        Verdict.time_limit_exceeded,
+        Verdict.output_limit_exceeded,
+        Verdict.runtime_error,
+        Verdict.wrong_answer,
+        Verdict.accepted,
+    ]
     for worse, better in zip(order, order[1:]):
         assert Verdict.worst([better, worse]) == worse
 

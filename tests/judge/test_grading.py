@@ -56,7 +56,9 @@ def test_exception_in_learner_code_names_the_line(fixture_judge):
     report = grade(fixture_judge, "def add(a, b):\n\n    return a / 0 + undefined\n")
     assert report.verdict == Verdict.wrong_answer
     assert "NameError" in report.cases[0].message.zh and "第 3 行" in report.cases[0].message.zh
-    assert report.cases[0].message.en.startswith("Your code raised NameError") and "line 3" in report.cases[0].message.en
+    assert (
+        report.cases[0].message.en.startswith("Your code raised NameError") and "line 3" in report.cases[0].message.en
+    )
 
 
 def test_syntax_error_is_compile_error_with_file_and_line(fixture_judge):
@@ -116,10 +118,12 @@ def test_flood_of_output_is_output_limit_exceeded(fixture_judge):
 
 
 def test_patching_torch_comparisons_is_found_by_the_workers_guard(fixture_judge):
-    source = ("import torch\n"
-              "torch.equal = lambda *a, **k: True\n"
-              "torch.allclose = lambda *a, **k: True\n"
-              "def add(a, b):\n    return a - b\n")
+    source = (
+        "import torch\n"
+        "torch.equal = lambda *a, **k: True\n"
+        "torch.allclose = lambda *a, **k: True\n"
+        "def add(a, b):\n    return a - b\n"
+    )
     report = grade(fixture_judge, source)
     assert report.verdict == Verdict.runtime_error
     assert all("改动了判题程序所依赖的代码" in case.message.zh for case in report.cases)
@@ -127,17 +131,17 @@ def test_patching_torch_comparisons_is_found_by_the_workers_guard(fixture_judge)
 
 def test_a_wrong_answer_with_data_changes_in_torch_stays_wrong_answer(fixture_judge):
     # torch's registries are data the guard does not watch: a plain wrong answer is judged as one.
-    source = ("import torch\n"
-              "torch._dynamo.config.cache_size_limit = 4\n"
-              "def add(a, b):\n    return a - b\n")
+    source = "import torch\ntorch._dynamo.config.cache_size_limit = 4\ndef add(a, b):\n    return a - b\n"
     assert grade(fixture_judge, source).verdict == Verdict.wrong_answer
 
 
 def test_patching_pytest_internals_does_not_fool_the_checker(fixture_judge):
-    source = ("import _pytest.reports, _pytest.runner\n"
-              "_pytest.reports.TestReport.outcome = 'passed'\n"
-              "_pytest.runner.call_and_report = lambda *a, **k: None\n"
-              "def add(a, b):\n    return a - b\n")
+    source = (
+        "import _pytest.reports, _pytest.runner\n"
+        "_pytest.reports.TestReport.outcome = 'passed'\n"
+        "_pytest.runner.call_and_report = lambda *a, **k: None\n"
+        "def add(a, b):\n    return a - b\n"
+    )
     assert grade(fixture_judge, source).verdict == Verdict.wrong_answer
 
 

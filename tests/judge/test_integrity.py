@@ -70,6 +70,7 @@ def test_data_of_extra_modules_is_watched():
 
 def test_unwatched_torch_internals_are_not_watched():
     import torch._inductor  # noqa: F401 - a part of torch that rebinds its own registries
+
     assert not integrity.is_watched("torch._inductor.lowering")
     assert integrity.is_watched("torch.library") and integrity.is_watched("torch._library.custom_ops")
 
@@ -162,5 +163,13 @@ def test_frame_policy_refuses_learner_code_and_allows_text_helpers():
 
     out = subprocess.run([sys.executable, "-c", FRAME_POLICY_SCRIPT], capture_output=True, text=True, timeout=120)
     seen = dict(item.split("=") for item in out.stdout.split())
-    assert seen == {"getframe": "refused", "tb_frame": "refused", "currentframe": "refused", "stack": "refused",
-                    "walk_stack": "refused", "format_stack": "ok", "print_exc": "ok", "logging": "ok"}, out.stderr[-2000:]
+    assert seen == {
+        "getframe": "refused",
+        "tb_frame": "refused",
+        "currentframe": "refused",
+        "stack": "refused",
+        "walk_stack": "refused",
+        "format_stack": "ok",
+        "print_exc": "ok",
+        "logging": "ok",
+    }, out.stderr[-2000:]

@@ -13,10 +13,12 @@ from judge.i18n import Text
 from judge.precheck import syntax_error
 from judge.textsafe import shorten
 
-OPCHECK = ("MetadataMismatchError: The fake tensor's metadata does not match the real one. Shapes torch.Size([5]) "
-           "and torch.Size([3]) are not equal! (with implementation in <module 'torch._library' from '/x/y.py'>) "
-           "Please see https://docs.google.com/document/d/1_W62p8WJOQQUzPsJYa7s7/edit for more details.\n"
-           "Traceback (most recent call last):\n  File \"/x/y.py\", line 3, in f\n    raise X\n")
+OPCHECK = (
+    "MetadataMismatchError: The fake tensor's metadata does not match the real one. Shapes torch.Size([5]) "
+    "and torch.Size([3]) are not equal! (with implementation in <module 'torch._library' from '/x/y.py'>) "
+    "Please see https://docs.google.com/document/d/1_W62p8WJOQQUzPsJYa7s7/edit for more details.\n"
+    'Traceback (most recent call last):\n  File "/x/y.py", line 3, in f\n    raise X\n'
+)
 
 
 def test_shorten_keeps_the_first_sentence_whole_and_cuts_only_between_sentences():
@@ -59,13 +61,20 @@ def test_a_plain_message_stays_as_it_is_in_both_languages():
 
 
 def test_probe_hint_given_with_msg_becomes_a_bilingual_hint_line():
-    exc = LearnerError("RuntimeError", "There was no fake impl registered for <CustomOpDef(ex100::rms_norm)>.\n\n"
-                                       "While executing the graph ...", learner_line=12)
+    exc = LearnerError(
+        "RuntimeError",
+        "There was no fake impl registered for <CustomOpDef(ex100::rms_norm)>.\n\nWhile executing the graph ...",
+        learner_line=12,
+    )
     text = probe_failure(msg("在 meta 设备上调用出错", "calling it on the meta device failed"), exc, "100.py")
-    assert text.zh == "在 meta 设备上调用出错：RuntimeError: There was no fake impl registered for " \
-                      "<CustomOpDef(ex100::rms_norm)>.（100.py 第 12 行）"
-    assert text.en == "calling it on the meta device failed: RuntimeError: There was no fake impl registered for " \
-                      "<CustomOpDef(ex100::rms_norm)>. (100.py line 12)"
+    assert (
+        text.zh == "在 meta 设备上调用出错：RuntimeError: There was no fake impl registered for "
+        "<CustomOpDef(ex100::rms_norm)>.（100.py 第 12 行）"
+    )
+    assert (
+        text.en == "calling it on the meta device failed: RuntimeError: There was no fake impl registered for "
+        "<CustomOpDef(ex100::rms_norm)>. (100.py line 12)"
+    )
 
 
 def test_an_exception_without_words_shows_only_its_type():
@@ -81,11 +90,15 @@ class Item:
         return self.mark if name == "hint" else None
 
 
-@pytest.mark.parametrize("mark", [
-    SimpleNamespace(args=("反向：一维输入", "backward on a 1-D input"), kwargs={}),
-    SimpleNamespace(args=(), kwargs={"zh": "反向：一维输入", "en": "backward on a 1-D input"}),
-    SimpleNamespace(args=(msg("反向：一维输入", "backward on a 1-D input"),), kwargs={}),
-], ids=["positional", "keywords", "msg-encoded"])
+@pytest.mark.parametrize(
+    "mark",
+    [
+        SimpleNamespace(args=("反向：一维输入", "backward on a 1-D input"), kwargs={}),
+        SimpleNamespace(args=(), kwargs={"zh": "反向：一维输入", "en": "backward on a 1-D input"}),
+        SimpleNamespace(args=(msg("反向：一维输入", "backward on a 1-D input"),), kwargs={}),
+    ],
+    ids=["positional", "keywords", "msg-encoded"],
+)
 def test_hint_markers_are_read_in_every_form(mark):
     assert marker_hint(Item(mark)) == Text(zh="反向：一维输入", en="backward on a 1-D input")
 
@@ -96,17 +109,24 @@ def test_no_hint_marker_is_an_empty_hint():
 
 def test_a_syntax_error_is_one_block_with_the_line_and_a_caret():
     lines = syntax_error("x = 1\nif x == 1\n    pass\n", "mine.py").en.splitlines()
-    assert lines == ["Your file failed to import: SyntaxError: expected ':' (mine.py line 2)",
-                     "    if x == 1", "             ^",
-                     "hint: fix the syntax on this line (brackets, colons, indentation, quotes), then run again."]
+    assert lines == [
+        "Your file failed to import: SyntaxError: expected ':' (mine.py line 2)",
+        "    if x == 1",
+        "             ^",
+        "hint: fix the syntax on this line (brackets, colons, indentation, quotes), then run again.",
+    ]
 
 
-@pytest.mark.parametrize("source", [
-    "x = " + "-" * 100_000 + "1\n",               # unary nesting: the parser's stack
-    "x = " + "1 + " * 100_000 + "1\n",            # a long chain: the compiler's recursion
-    "x = " + "(" * 5000 + ")" * 5000 + "\n",      # brackets nested past the tokenizer's limit
-    "x = 1" + "0" * 5000 + "\n",                  # an integer literal past the digit limit
-], ids=["unary", "chain", "brackets", "huge-int"])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x = " + "-" * 100_000 + "1\n",  # unary nesting: the parser's stack
+        "x = " + "1 + " * 100_000 + "1\n",  # a long chain: the compiler's recursion
+        "x = " + "(" * 5000 + ")" * 5000 + "\n",  # brackets nested past the tokenizer's limit
+        "x = 1" + "0" * 5000 + "\n",  # an integer literal past the digit limit
+    ],
+    ids=["unary", "chain", "brackets", "huge-int"],
+)
 def test_pathological_sources_are_compile_errors_not_crashes(source):
     text = syntax_error(source, "a.py")
     assert text is not None and text.zh and text.en
@@ -116,10 +136,40 @@ def test_pathological_sources_are_compile_errors_not_crashes(source):
 def test_every_catalogue_message_has_both_languages_with_the_same_fields():
     for msg_id, (zh, en) in MESSAGES.items():
         assert zh.strip() and en.strip(), msg_id
-        fields = {name: "x" for name in ("path", "id", "title", "total", "passed", "seconds", "n", "layers", "what",
-                                         "message", "file", "verdict", "tests", "mode", "size", "limit", "at",
-                                         "code", "memory", "wall", "output", "how", "signal", "error", "where",
-                                         "hint", "line", "reason", "known")}
+        fields = {
+            name: "x"
+            for name in (
+                "path",
+                "id",
+                "title",
+                "total",
+                "passed",
+                "seconds",
+                "n",
+                "layers",
+                "what",
+                "message",
+                "file",
+                "verdict",
+                "tests",
+                "mode",
+                "size",
+                "limit",
+                "at",
+                "code",
+                "memory",
+                "wall",
+                "output",
+                "how",
+                "signal",
+                "error",
+                "where",
+                "hint",
+                "line",
+                "reason",
+                "known",
+            )
+        }
         fields.update(seconds=1.0, wall=30, code=0xD800)
         text = say(msg_id, **fields)
         assert text.zh and text.en, msg_id

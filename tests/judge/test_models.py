@@ -7,12 +7,27 @@ from judge.models import CaseResult, Outcome, Report, RunInfo, Verdict
 
 
 def report(mode="submit"):
-    return Report(problem="100", verdict=Verdict.wrong_answer, score=0.5, passed=1, total=2, mode=mode,
-                  run=RunInfo(output_tail="debug print of secret input"),
-                  cases=[CaseResult(name="test_public_one", outcome=Outcome.passed, message=""),
-                         CaseResult(name="test_secret_edge_case[float64]", outcome=Outcome.failed, hidden=True,
-                                    message="expected 3.0 got 2.0", detail="assert torch.allclose(...)",
-                                    hint=Text(zh="反向：一维输入", en="backward on a 1-D input"), duration_s=1.25)])
+    return Report(
+        problem="100",
+        verdict=Verdict.wrong_answer,
+        score=0.5,
+        passed=1,
+        total=2,
+        mode=mode,
+        run=RunInfo(output_tail="debug print of secret input"),
+        cases=[
+            CaseResult(name="test_public_one", outcome=Outcome.passed, message=""),
+            CaseResult(
+                name="test_secret_edge_case[float64]",
+                outcome=Outcome.failed,
+                hidden=True,
+                message="expected 3.0 got 2.0",
+                detail="assert torch.allclose(...)",
+                hint=Text(zh="反向：一维输入", en="backward on a 1-D input"),
+                duration_s=1.25,
+            ),
+        ],
+    )
 
 
 def test_hidden_case_keeps_outcome_but_not_name_or_message():

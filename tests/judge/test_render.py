@@ -3,13 +3,21 @@
 from rich.console import Console
 
 from judge.catalog import say
+from judge.cli.render import case_lines, print_report
 from judge.i18n import Text
 from judge.models import CaseResult, Outcome, Report, Verdict
-from judge.cli.render import case_lines, print_report
 
 
-def report(verdict, cases, message=Text()):
-    return Report(problem="9", verdict=verdict, score=0, passed=0, total=len(cases), cases=cases, message=message)
+def report(verdict, cases, message=None):
+    return Report(
+        problem="9",
+        verdict=verdict,
+        score=0,
+        passed=0,
+        total=len(cases),
+        cases=cases,
+        message=message if message is not None else Text(),
+    )
 
 
 def printed(public) -> list[str]:
@@ -19,9 +27,16 @@ def printed(public) -> list[str]:
 
 
 def test_each_failing_hidden_case_is_one_line_with_its_hint():
-    cases = [CaseResult(name="test_a", outcome=Outcome.passed),
-             CaseResult(name="test_secret", outcome=Outcome.failed, hidden=True, message="leaks 3.0",
-                        hint=Text(zh="反向：一维输入", en="backward on a 1-D input"))]
+    cases = [
+        CaseResult(name="test_a", outcome=Outcome.passed),
+        CaseResult(
+            name="test_secret",
+            outcome=Outcome.failed,
+            hidden=True,
+            message="leaks 3.0",
+            hint=Text(zh="反向：一维输入", en="backward on a 1-D input"),
+        ),
+    ]
     lines = printed(report(Verdict.wrong_answer, cases).public("en"))
     assert "  hidden 1 ✗ backward on a 1-D input" in lines
     assert not any("leaks" in line or "test_secret" in line for line in lines)
@@ -31,7 +46,9 @@ def test_tests_that_never_ran_are_one_line_not_one_per_test():
     not_run = say("case.not_run")
     cases = [CaseResult(name=f"test_{i}", outcome=Outcome.error, message=not_run) for i in range(5)]
     cases.append(CaseResult(name="h", outcome=Outcome.error, hidden=True))
-    block = Text(zh="你的文件没能导入：NameError", en="Your file failed to import: NameError\n    x = y\n    ^\nhint: h")
+    block = Text(
+        zh="你的文件没能导入：NameError", en="Your file failed to import: NameError\n    x = y\n    ^\nhint: h"
+    )
     lines = printed(report(Verdict.compile_error, cases, block).public("en"))
     assert "  6 tests not run" in lines and not any("test_1" in line for line in lines)
     assert lines[1:5] == ["  Your file failed to import: NameError", "      x = y", "      ^", "  hint: h"]

@@ -15,13 +15,16 @@ def test_plain_data_and_tensors_pass():
     assert check_reply(value) is value
 
 
-@pytest.mark.parametrize("bad", [
-    torch.zeros(1).expand(10**12),                     # a 10^12-element broadcast view
-    torch.empty(3, device="meta"),
-    torch.nn.Parameter(torch.zeros(2)),
-    {1: "non-string key"},
-    object(),
-])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        torch.zeros(1).expand(10**12),  # a 10^12-element broadcast view
+        torch.empty(3, device="meta"),
+        torch.nn.Parameter(torch.zeros(2)),
+        {1: "non-string key"},
+        object(),
+    ],
+)
 def test_suspicious_values_are_rejected(bad):
     with pytest.raises(ReplyRejected):
         check_reply(bad)
@@ -153,4 +156,4 @@ def test_channel_stops_a_costly_pickle_at_its_budget():
 
 def test_channel_decodes_an_honest_reply_within_its_budget():
     frame = encode({"ok": {"k_cache": torch.zeros(64, 8), "report": ["SUCCESS"] * 20}})
-    assert decode(frame[HEADER.size:], budget_s=1.0)["ok"]["report"][0] == "SUCCESS"
+    assert decode(frame[HEADER.size :], budget_s=1.0)["ok"]["report"][0] == "SUCCESS"

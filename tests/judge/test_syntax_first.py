@@ -38,12 +38,14 @@ def test_the_problems_source_limit_applies_at_its_boundary(small_limit_judge):
 
 
 def test_the_syntax_error_path_imports_no_torch():
-    code = ("import sys\nfrom judge import Judge\nfrom judge.settings import Settings\n"
-            f"judge = Judge(Settings(problems_dir={str(FIXTURE_PROBLEMS)!r}))\n"
-            "report = judge.grade('900', 'def add(:\\n')\n"
-            "assert report.verdict.value == 'compile_error', report\n"
-            "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'numpy'))\n"
-            "print(heavy)\n")
+    code = (
+        "import sys\nfrom judge import Judge\nfrom judge.settings import Settings\n"
+        f"judge = Judge(Settings(problems_dir={str(FIXTURE_PROBLEMS)!r}))\n"
+        "report = judge.grade('900', 'def add(:\\n')\n"
+        "assert report.verdict.value == 'compile_error', report\n"
+        "heavy = sorted(m for m in sys.modules if m.split('.')[0] in ('torch', 'numpy'))\n"
+        "print(heavy)\n"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"

@@ -22,8 +22,9 @@ def pytest_runtest_logreport(report):
 
 
 def summary_line() -> str:
-    return (f"red-team: {_COUNTS['ran']} attacks ran, {_COUNTS['skipped']} skipped"
-            + (f", {_COUNTS['failed']} failed" if _COUNTS["failed"] else ""))
+    return f"red-team: {_COUNTS['ran']} attacks ran, {_COUNTS['skipped']} skipped" + (
+        f", {_COUNTS['failed']} failed" if _COUNTS["failed"] else ""
+    )
 
 
 def pytest_terminal_summary(terminalreporter):

@@ -20,6 +20,7 @@ SKIP_DIRS = {".git", "__pycache__", ".pytest_cache", "node_modules", ".mypy_cach
 
 # ---------------------------------------------------------------- layers
 
+
 # Attack header tokens -> how to read them from run.layers / `judge doctor` (sandbox/host.py's names first).
 def _active(value) -> bool:
     return str(value).strip().lower().startswith("active")
@@ -37,8 +38,11 @@ TOKENS = {
     "pids": lambda L: L.get("pids", "") == "active",
     "cgroup": lambda L: any(L.get(n, "") == "active" for n in ("memory", "pids", "cpu")),
     # any memory limit at all: a memory cgroup or the address-space rlimit
-    "memory": lambda L: _active(L.get("memory", "")) or "address-space rlimit" in str(L.get("memory", ""))
-    or "rlimit address space" in str(L.get("memory", "")),
+    "memory": lambda L: (
+        _active(L.get("memory", ""))
+        or "address-space rlimit" in str(L.get("memory", ""))
+        or "rlimit address space" in str(L.get("memory", ""))
+    ),
 }
 
 
@@ -91,6 +95,7 @@ def doctor_layers() -> dict[str, str]:
 
 
 # ---------------------------------------------------------------- files
+
 
 def _package_dir(name: str) -> Path | None:
     spec = find_spec(name)
@@ -161,14 +166,19 @@ class FileChanges:
     def ours(self, canary: str, ignore: tuple[str, ...] = ()) -> list[str]:
         """Changes carrying the canary: new files and folders (walked), modified files (a modified
         folder's new entries are listed on their own)."""
-        return [p for p in self.new + [m for m in self.modified if not os.path.isdir(m)]
-                if not p.startswith(ignore) and mentions(p, canary)]
+        return [
+            p
+            for p in self.new + [m for m in self.modified if not os.path.isdir(m)]
+            if not p.startswith(ignore) and mentions(p, canary)
+        ]
 
 
 def diff(before: dict, after: dict) -> FileChanges:
-    return FileChanges(new=sorted(set(after) - set(before)),
-                       modified=sorted(p for p in set(after) & set(before) if after[p] != before[p]),
-                       removed=sorted(set(before) - set(after)))
+    return FileChanges(
+        new=sorted(set(after) - set(before)),
+        modified=sorted(p for p in set(after) & set(before) if after[p] != before[p]),
+        removed=sorted(set(before) - set(after)),
+    )
 
 
 def undo(changes: FileChanges, canary: str) -> None:
@@ -201,6 +211,7 @@ def canary_files(canary: str) -> list[str]:
 
 
 # ---------------------------------------------------------------- processes
+
 
 def _read(path: str) -> bytes:
     try:
@@ -247,8 +258,11 @@ def survivors(marks: list[str], allowed: set[int], settle_s: float = 3.0) -> dic
     """Tagged processes other than `allowed`, after giving a just-killed job `settle_s` to disappear."""
     deadline = time.monotonic() + settle_s
     while True:
-        left = {pid: cmd for pid, cmd in tagged_processes(marks).items()
-                if pid not in allowed and _state(pid) not in ("Z", "X", "")}
+        left = {
+            pid: cmd
+            for pid, cmd in tagged_processes(marks).items()
+            if pid not in allowed and _state(pid) not in ("Z", "X", "")
+        }
         if not left or time.monotonic() > deadline:
             return left
         time.sleep(0.05)
@@ -282,7 +296,7 @@ def sysv_shm_keys() -> dict[int, int]:
 
 
 def remove_sysv_shm(shmid: int) -> None:
-    import ctypes  # noqa: PLC0415
+    import ctypes
 
     ctypes.CDLL(None, use_errno=True).shmctl(shmid, 0, None)  # IPC_RMID
 
@@ -300,6 +314,7 @@ def peak_rss_mib(pid: int) -> float:
 
 
 # ---------------------------------------------------------------- secrets in learner-facing text
+
 
 def strings_in(value) -> list[str]:
     """Every string inside a JSON-like value (keys included)."""

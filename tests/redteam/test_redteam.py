@@ -67,7 +67,7 @@ class Attack:
     known_hole: str = ""
 
     @classmethod
-    def load(cls, path: Path) -> "Attack":
+    def load(cls, path: Path) -> Attack:
         header = {}
         for line in path.read_text(encoding="utf-8").splitlines():
             if not line.startswith("#"):
@@ -75,18 +75,24 @@ class Attack:
             key, _, value = line[1:].partition(":")
             header[key.strip()] = value.strip()
         split = lambda text: tuple(t.strip() for t in text.split(",") if t.strip())  # noqa: E731
-        return cls(path=path, expect=frozenset(Verdict(v.strip()) for v in header["expect"].split("|")),
-                   needs=split(header.get("needs", "")), safety=split(header.get("safety", "")),
-                   modes=split(header.get("modes", "submit")), via=header.get("via", "judge"),
-                   known_hole=header.get("known-hole", ""))
+        return cls(
+            path=path,
+            expect=frozenset(Verdict(v.strip()) for v in header["expect"].split("|")),
+            needs=split(header.get("needs", "")),
+            safety=split(header.get("safety", "")),
+            modes=split(header.get("modes", "submit")),
+            via=header.get("via", "judge"),
+            known_hole=header.get("known-hole", ""),
+        )
 
     @property
     def name(self) -> str:
         return self.path.stem
 
     def source(self, canary: str, path_mark: str) -> str:
-        text = INCLUDE.sub(lambda m: (HERE / "includes" / m[1]).read_text(encoding="utf-8"),
-                           self.path.read_text(encoding="utf-8"))
+        text = INCLUDE.sub(
+            lambda m: (HERE / "includes" / m[1]).read_text(encoding="utf-8"), self.path.read_text(encoding="utf-8")
+        )
         return text.replace("@@CANARY@@", canary).replace("@@PATHMARK@@", path_mark) + f"\n# {canary}\n"
 
 
@@ -118,10 +124,13 @@ class Secrets:
     shadow: list
 
     def __repr__(self) -> str:  # never print the secrets themselves into a test log
-        return f"Secrets({len(self.hidden_names)} hidden names, {len(self.lines)} lines, {len(self.shadow)} shadow lines)"
+        return (
+            f"Secrets({len(self.hidden_names)} hidden names, {len(self.lines)} lines, {len(self.shadow)} shadow lines)"
+        )
 
 
 # ---------------------------------------------------------------- fixtures
+
 
 @pytest.fixture(scope="module")
 def marks():
@@ -132,8 +141,12 @@ def marks():
     saved_tempdir = tempfile.tempdir
     root = Path(tempfile.mkdtemp(prefix=f"pj-redteam-{run}-"))
     root.chmod(0o1777)  # like /tmp: a worker uid may create entries here, as it could in /tmp
-    m = Marks(path_mark=f"/nonexistent/practice-redteam-{run}", secret=f"pj-secret-{uuid.uuid4().hex}",
-              scratch_root=root, files=Path(tempfile.mkdtemp(prefix=f"redteam-files-{run}-")))
+    m = Marks(
+        path_mark=f"/nonexistent/practice-redteam-{run}",
+        secret=f"pj-secret-{uuid.uuid4().hex}",
+        scratch_root=root,
+        files=Path(tempfile.mkdtemp(prefix=f"redteam-files-{run}-")),
+    )
     os.environ["PATH"] = os.environ.get("PATH", "/usr/bin:/bin") + os.pathsep + m.path_mark
     os.environ["PRACTICE_SECRET_CANARY"] = m.secret
     tempfile.tempdir = str(root)
@@ -169,20 +182,32 @@ def host(judge, problem, marks):
     doctor = hc.doctor_layers()
     zygotes = hc.zygote_pids()
     visible = bool(zygotes) and zygotes <= set(hc.tagged_processes([marks.path_mark]))
-    print(f"\nworker layers (run.layers): {json.dumps(report.run.layers, ensure_ascii=False)}"
-          f"\njudge doctor --json layers: {json.dumps(doctor, ensure_ascii=False) if doctor else 'unavailable'}"
-          f"\nPATH marker visible in zygotes: {visible}")
+    print(
+        f"\nworker layers (run.layers): {json.dumps(report.run.layers, ensure_ascii=False)}"
+        f"\njudge doctor --json layers: {json.dumps(doctor, ensure_ascii=False) if doctor else 'unavailable'}"
+        f"\nPATH marker visible in zygotes: {visible}"
+    )
     return Host(layers=hc.Layers(dict(report.run.layers), doctor), marks_visible=visible)
 
 
 @pytest.fixture(scope="module")
 def secrets(problem):
     tests = problem.tests_dir
-    public = [tests / "probes.py", tests / "test_public.py", tests / "conftest.py", problem.starter_path,
-              *problem.root.glob("prompt.*.md")]
-    lines = hc.distinctive_lines(tests / "test_hidden.py", public) + hc.distinctive_lines(problem.reference_path, public)
-    return Secrets(hidden_names=hc.test_names(tests / "test_hidden.py") - hc.test_names(tests / "test_public.py"),
-                   lines=lines, shadow=hc.shadow_lines())
+    public = [
+        tests / "probes.py",
+        tests / "test_public.py",
+        tests / "conftest.py",
+        problem.starter_path,
+        *problem.root.glob("prompt.*.md"),
+    ]
+    lines = hc.distinctive_lines(tests / "test_hidden.py", public) + hc.distinctive_lines(
+        problem.reference_path, public
+    )
+    return Secrets(
+        hidden_names=hc.test_names(tests / "test_hidden.py") - hc.test_names(tests / "test_public.py"),
+        lines=lines,
+        shadow=hc.shadow_lines(),
+    )
 
 
 class Listener:
@@ -230,19 +255,24 @@ class Listener:
 
 # ---------------------------------------------------------------- judging one attack
 
+
 def skip_for_layers(attack: Attack, host: Host) -> None:
     """Skip an attack a missing layer makes unsafe or pointless here; where layers are required (CI, root on
     Linux: hc.layers_required) a missing layer fails it instead."""
     unsafe = host.layers.missing(list(attack.safety), both=True)  # run.layers and `judge doctor` must agree
     missing = host.layers.missing(list(attack.needs))
     if (unsafe or missing) and hc.layers_required():
-        pytest.fail(f"layer(s) {', '.join(unsafe + missing)} off on a host that must offer them (CI or root on "
-                    f"Linux; PRACTICE_REQUIRE_LAYERS=0 on a weaker host): run.layers {host.layers.reported}, "
-                    f"doctor {host.layers.doctor}")
+        pytest.fail(
+            f"layer(s) {', '.join(unsafe + missing)} off on a host that must offer them (CI or root on "
+            f"Linux; PRACTICE_REQUIRE_LAYERS=0 on a weaker host): run.layers {host.layers.reported}, "
+            f"doctor {host.layers.doctor}"
+        )
     if unsafe:
-        pytest.skip(f"unsafe here: needs {', '.join(unsafe)} (run.layers: "
-                    f"{ {k: host.layers.reported.get(k) for k in ('memory', 'pids', 'pid', 'uid')} }; "
-                    f"doctor: { {k: host.layers.doctor.get(k) for k in ('memory', 'pids', 'pid', 'uid')} })")
+        pytest.skip(
+            f"unsafe here: needs {', '.join(unsafe)} (run.layers: "
+            f"{ {k: host.layers.reported.get(k) for k in ('memory', 'pids', 'pid', 'uid')} }; "
+            f"doctor: { {k: host.layers.doctor.get(k) for k in ('memory', 'pids', 'pid', 'uid')} })"
+        )
     if missing and not STRICT:
         pytest.skip(f"layer(s) {', '.join(missing)} inactive on this host (PRACTICE_REDTEAM_STRICT=1 runs it anyway)")
 
@@ -266,13 +296,17 @@ def judge_by_cli(source: str, mode: str, marks: Marks, as_json: bool = True) -> 
         try:
             return json.loads(out.stdout), []
         except ValueError:
-            pytest.fail(f"the CLI printed no JSON report (exit {out.returncode}): {out.stdout[-800:]} {out.stderr[-800:]}")
+            pytest.fail(
+                f"the CLI printed no JSON report (exit {out.returncode}): {out.stdout[-800:]} {out.stderr[-800:]}"
+            )
     problems = []
     shown = re.sub(r"\x1b\[[0-9;?]*[ -/]*[@-~]", "", out.stdout)  # what a terminal would leave visible
     verdicts = re.findall(r"^结果: (\w+)", shown, flags=re.M)
     if len(verdicts) != 1:
-        problems.append(f"the terminal shows {len(verdicts)} verdict lines {verdicts} (exit {out.returncode}; "
-                        f"stderr: {out.stderr.strip()[-300:]!r})")
+        problems.append(
+            f"the terminal shows {len(verdicts)} verdict lines {verdicts} (exit {out.returncode}; "
+            f"stderr: {out.stderr.strip()[-300:]!r})"
+        )
     if "\x1b" in out.stdout:
         problems.append("raw terminal escape sequences from the learner reach the CLI's output")
     if "Traceback (most recent call last)" in out.stderr:
@@ -328,13 +362,19 @@ def test_attack_is_contained(attack, judge, host, marks, secrets):
                     public, events = judge_in_process(judge, source, mode)
                 verdict = Verdict(public["verdict"])
                 shown = re.sub(r"[\x00-\x1f\x7f]+", " ", public.get("message", ""))[:160]  # no escapes in our log
-                print(f"\n{attack.name} [{mode}] -> {verdict.value} ({public.get('passed')}/{public.get('total')}): {shown}")
+                print(
+                    f"\n{attack.name} [{mode}] -> {verdict.value} "
+                    f"({public.get('passed')}/{public.get('total')}): {shown}"
+                )
                 if verdict == Verdict.accepted or verdict not in attack.expect:
-                    problems.append(f"[{mode}] verdict {verdict.value}, expected "
-                                    f"{'|'.join(sorted(v.value for v in attack.expect))}: {shown}")
+                    problems.append(
+                        f"[{mode}] verdict {verdict.value}, expected "
+                        f"{'|'.join(sorted(v.value for v in attack.expect))}: {shown}"
+                    )
                 texts = hc.strings_in(public) + hc.strings_in(events)
-                problems += [f"[{mode}] the learner's report reveals {what}"
-                             for what in leaks(texts, secrets, marks, source)]
+                problems += [
+                    f"[{mode}] the learner's report reveals {what}" for what in leaks(texts, secrets, marks, source)
+                ]
             problems += [f"the listener received {what}" for what in listener.received()]
         allowed = hc.zygote_pids()
         left = hc.survivors([marks.path_mark, canary], allowed)
@@ -360,8 +400,11 @@ def test_attack_is_contained(attack, judge, host, marks, secrets):
     problems += [f"file outside the scratch folder written: {p}" for p in ours + stray]
     problems += [f"left in the scratch parent after the judgement: {name}" for name in leftovers]
     if STRICT_FS:
-        problems += [f"changed while judging (not attributable): {p}"
-                     for p in changes.new + changes.modified + changes.removed if p not in ours]
+        problems += [
+            f"changed while judging (not attributable): {p}"
+            for p in changes.new + changes.modified + changes.removed
+            if p not in ours
+        ]
     check_rss(problems)
     assert not problems, f"{attack.name}:\n  " + "\n  ".join(problems)
 
@@ -385,7 +428,8 @@ def test_planted_conftest_cannot_decide_a_later_judgement(judge, host, marks, pr
             Path(path).unlink(missing_ok=True)
     assert not ran, "a conftest.py planted by a learner ran inside the trusted checker"
     assert report.verdict == Verdict.wrong_answer, (
-        f"after plant_conftest, {wrong.name} got {report.verdict.value} (expected wrong_answer)")
+        f"after plant_conftest, {wrong.name} got {report.verdict.value} (expected wrong_answer)"
+    )
 
 
 def test_corpus_headers_are_well_formed():
@@ -405,8 +449,11 @@ def test_worker_gets_every_layer_the_host_offers(host):
         if hc.layers_required():
             pytest.fail("`judge doctor --json` gave no layers: nothing to hold the worker's layers against")
         pytest.skip("`judge doctor --json` is unavailable here")
-    off = {name: state for name, state in host.layers.doctor.items()
-           if hc._active(state) and not hc._active(host.layers.reported.get(name, "missing"))}
+    off = {
+        name: state
+        for name, state in host.layers.doctor.items()
+        if hc._active(state) and not hc._active(host.layers.reported.get(name, "missing"))
+    }
     assert not off, f"layers the host offers but the worker did not get: {off} (run.layers {host.layers.reported})"
     if hc.layers_required():
         inactive = {name: state for name, state in host.layers.reported.items() if not hc._active(state)}
@@ -420,7 +467,9 @@ def test_valid_solution_with_tracebacks_and_logging_is_accepted(judge):
     lookup, stack_info, exception) in its kernels, backward and import is accepted, and its logs are shown."""
     source = (HERE / "valid" / "tracebacks_and_logging.py").read_text(encoding="utf-8")
     report = judge.grade(PROBLEM_ID, source, mode="run")
-    assert report.verdict == Verdict.accepted, f"{report.verdict.value}: {report.message}\n{report.run.output_tail[-3000:]}"
+    assert report.verdict == Verdict.accepted, (
+        f"{report.verdict.value}: {report.message}\n{report.run.output_tail[-3000:]}"
+    )
     tail = report.run.output_tail
     assert "ValueError: debugging kv_write" in tail, tail[-2000:]  # print_exc in a kernel printed its traceback
     assert f"{judge.problem(PROBLEM_ID).meta.solution_file}:" in tail, tail[-2000:]  # the learner's file named

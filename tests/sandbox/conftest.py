@@ -25,6 +25,7 @@ def plan() -> dict[str, str]:
 @pytest.fixture
 def run(zygote):
     """run(target, payload=None, fds=(), **spec fields) -> JobFacts, with isolate=True."""
+
     def _run(target: str, payload: dict | None = None, fds=(), **fields):
         fields.setdefault("wall_s", 20)
         fields.setdefault("memory_bytes", 256 << 20)
@@ -32,4 +33,5 @@ def run(zygote):
         facts = zygote.run(spec, list(fds)).wait(60)
         assert facts is not None, "the job did not end"
         return facts
+
     return _run

@@ -35,9 +35,19 @@ def _read(path: str) -> bytes:
 
 
 def identity(fds, payload) -> None:
-    _say(uid=os.getuid(), gid=os.getgid(), euid=os.geteuid(), groups=os.getgroups(), pid=os.getpid(),
-         ppid=os.getppid(), cwd=os.getcwd(), home=os.environ.get("HOME"), tmpdir=os.environ.get("TMPDIR"),
-         hostname=socket.gethostname(), env=sorted(os.environ))
+    _say(
+        uid=os.getuid(),
+        gid=os.getgid(),
+        euid=os.geteuid(),
+        groups=os.getgroups(),
+        pid=os.getpid(),
+        ppid=os.getppid(),
+        cwd=os.getcwd(),
+        home=os.environ.get("HOME"),
+        tmpdir=os.environ.get("TMPDIR"),
+        hostname=socket.gethostname(),
+        env=sorted(os.environ),
+    )
 
 
 def network(fds, payload) -> None:
@@ -57,8 +67,14 @@ def network(fds, payload) -> None:
         a.close()
         b.close()
 
-    _say(inet=_try(inet), inet6=_try(lambda: socket.socket(socket.AF_INET6).close()), connect=_try(connect),
-         netlink=_try(netlink), unix=_try(unix), interfaces=_try(socket.if_nameindex))
+    _say(
+        inet=_try(inet),
+        inet6=_try(lambda: socket.socket(socket.AF_INET6).close()),
+        connect=_try(connect),
+        netlink=_try(netlink),
+        unix=_try(unix),
+        interfaces=_try(socket.if_nameindex),
+    )
 
 
 def read_paths(fds, payload) -> None:
@@ -75,9 +91,11 @@ def read_paths(fds, payload) -> None:
 def write_paths(fds, payload) -> None:
     found = {}
     for path in payload["paths"]:
+
         def write(p=path):
             with open(p, "w") as fh:
                 fh.write("x")
+
         found[path] = _try(write)
     _say(**found)
 
@@ -143,13 +161,19 @@ def syscalls(fds, payload) -> None:
         def run():
             if fn(*args) != 0:
                 raise OSError(ctypes.get_errno(), "")
+
         return run
 
-    _say(unshare=_try(call(libc.unshare, 0x40000000)), mount=_try(call(libc.mount, b"none", b"/tmp", b"tmpfs", 0, None)),
-         ptrace=_try(call(libc.ptrace, 0, 0, 0, 0)), setuid0=_try(lambda: os.setuid(0)),
-         kill_init=_try(lambda: os.kill(1, 9)), no_new_privs=open("/proc/self/status").read().split("NoNewPrivs:")[1].split()[0],
-         seccomp=open("/proc/self/status").read().split("Seccomp:")[1].split()[0],
-         subprocess=_try(lambda: __import__("subprocess").run(["true"], check=True)))
+    _say(
+        unshare=_try(call(libc.unshare, 0x40000000)),
+        mount=_try(call(libc.mount, b"none", b"/tmp", b"tmpfs", 0, None)),
+        ptrace=_try(call(libc.ptrace, 0, 0, 0, 0)),
+        setuid0=_try(lambda: os.setuid(0)),
+        kill_init=_try(lambda: os.kill(1, 9)),
+        no_new_privs=open("/proc/self/status").read().split("NoNewPrivs:")[1].split()[0],
+        seccomp=open("/proc/self/status").read().split("Seccomp:")[1].split()[0],
+        subprocess=_try(lambda: __import__("subprocess").run(["true"], check=True)),
+    )
 
 
 def exit_with(fds, payload) -> None:

@@ -31,8 +31,9 @@ RESTRICTED = textwrap.dedent("""
 @pytest.mark.skipif(not syscalls.LINUX, reason="Linux only")
 def test_refused_layers_degrade_with_reasons():
     pytest.importorskip("pyseccomp")
-    done = subprocess.run([sys.executable, "-c", RESTRICTED], capture_output=True, text=True, timeout=120,
-                          cwd=REPO_ROOT)
+    done = subprocess.run(
+        [sys.executable, "-c", RESTRICTED], capture_output=True, text=True, timeout=120, cwd=REPO_ROOT
+    )
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout.splitlines()[-1])
     for name in ("network", "mount", "pid", "ipc", "uts"):

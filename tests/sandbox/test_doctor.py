@@ -11,8 +11,9 @@ from sandbox.paths import REPO_ROOT
 
 
 def _doctor(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "judge.cli", "doctor", *args], capture_output=True, text=True,
-                          timeout=120, cwd=REPO_ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "judge.cli", "doctor", *args], capture_output=True, text=True, timeout=120, cwd=REPO_ROOT
+    )
 
 
 def test_doctor_json():

@@ -34,8 +34,10 @@ TINY = {
     # torch.compile runs in the probe: the worker's guard refuses dynamo's frame hooks to learner code
     # (judge/worker/torchgate.py), so a compile a judgement needs is the probe's.
     "solutions/reference.py": "def add(a, b):\n    return a + b\n",
-    "tests/probes.py": ("import torch\n\ndef add(solution, a, b):\n"
-                        "    return torch.compile(lambda x, y: solution.add(x, y), backend='aot_eager')(a, b)\n"),
+    "tests/probes.py": (
+        "import torch\n\ndef add(solution, a, b):\n"
+        "    return torch.compile(lambda x, y: solution.add(x, y), backend='aot_eager')(a, b)\n"
+    ),
     "tests/test_public.py": """
         import torch
 
@@ -63,9 +65,16 @@ def torch_zygote():
 
 def test_torch_compile_works_inside_the_sandbox(torch_zygote, tmp_path):
     workdir = str(tmp_path)
-    facts = torch_zygote.run(JobSpec(target="tests.sandbox.targets:compile_torch", isolate=True, wall_s=400,
-                                     memory_bytes=3 << 30, workdir=workdir,
-                                     payload={"backends": ["aot_eager", "inductor"]})).wait(450)
+    facts = torch_zygote.run(
+        JobSpec(
+            target="tests.sandbox.targets:compile_torch",
+            isolate=True,
+            wall_s=400,
+            memory_bytes=3 << 30,
+            workdir=workdir,
+            payload={"backends": ["aot_eager", "inductor"]},
+        )
+    ).wait(450)
     seen = result(facts)
     assert seen["user"] == "sandbox"
     assert seen["aot_eager"] == "ok"

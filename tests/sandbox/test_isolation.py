@@ -17,7 +17,6 @@ from sandbox.base import EXIT_LAYER
 from sandbox.paths import REPO_ROOT
 from tests.sandbox.support import need, result
 
-
 _WORKDIRS: list[str] = []
 
 
@@ -41,15 +40,27 @@ def _eof_within(sock: socket.socket, seconds: float) -> bool:
     sock.settimeout(seconds)
     try:
         return sock.recv(1) == b""
-    except socket.timeout:
+    except TimeoutError:
         return False
 
 
 def test_every_layer_is_reported(run, plan):
     facts = run("identity")
     assert facts.exit_code == 0, facts.output_tail
-    for name in ("memory", "pids", "cpu", "network", "mount", "pid", "ipc", "uts", "uid", "landlock", "seccomp",
-                 "rlimits"):
+    for name in (
+        "memory",
+        "pids",
+        "cpu",
+        "network",
+        "mount",
+        "pid",
+        "ipc",
+        "uts",
+        "uid",
+        "landlock",
+        "seccomp",
+        "rlimits",
+    ):
         assert facts.layers[name], name
     assert facts.layers == plan
     assert facts.setup_s is not None and facts.setup_s < 5
@@ -98,17 +109,27 @@ def test_landlock_alone_blocks_tcp(run, plan):
     assert seen["connect"] == "EACCES"
 
 
-SECRETS = [f"{REPO_ROOT}/problems", f"{REPO_ROOT}/tests/sandbox/targets.py", f"{REPO_ROOT}/.git", "/root/.bashrc",
-           "/root/.pyenv/version"]
+SECRETS = [
+    f"{REPO_ROOT}/problems",
+    f"{REPO_ROOT}/tests/sandbox/targets.py",
+    f"{REPO_ROOT}/.git",
+    "/root/.bashrc",
+    "/root/.pyenv/version",
+]
 
 
 @pytest.mark.parametrize("skip", [[], ["landlock"], ["mount"]], ids=["all", "mount-only", "landlock-only"])
 def test_hidden_paths(run, plan, skip):
     need(plan, *({"mount", "landlock"} - set(skip)), "uid")
     workdir = _workdir(**{"solution.py": "x = 1\n"})
-    seen = result(run("read_paths", {"paths": SECRETS + ["/etc/shadow", f"{workdir}/solution.py",
-                                                         f"{REPO_ROOT}/judge/__init__.py"]},
-                      workdir=workdir, skip=skip))
+    seen = result(
+        run(
+            "read_paths",
+            {"paths": SECRETS + ["/etc/shadow", f"{workdir}/solution.py", f"{REPO_ROOT}/judge/__init__.py"]},
+            workdir=workdir,
+            skip=skip,
+        )
+    )
     for path in SECRETS:
         assert seen[path] != "READ", path
     assert seen["/etc/shadow"] != "READ"
@@ -124,8 +145,7 @@ def test_extra_hidden_path(run, plan):
         (secret / "answer.txt").write_text("42")
         secret.chmod(0o755)
         (secret / "answer.txt").chmod(0o644)
-        seen = result(run("read_paths", {"paths": [str(secret / "answer.txt")]}, hide=[str(secret)],
-                          skip=["landlock"]))
+        seen = result(run("read_paths", {"paths": [str(secret / "answer.txt")]}, hide=[str(secret)], skip=["landlock"]))
         assert seen[str(secret / "answer.txt")] == "ENOENT"
     finally:
         (secret / "answer.txt").unlink(missing_ok=True)
@@ -140,10 +160,14 @@ def test_stdlib_still_importable(run, plan):
 def test_writes_only_in_scratch(run, plan):
     need(plan, "mount", "landlock", "uid")
     workdir = _workdir(**{"solution.py": "x = 1\n"})
-    outside = ["/tmp/pj-escape", f"{REPO_ROOT}/pj-escape", "/etc/pj-escape", "/var/tmp/pj-escape",
-               "/root/pj-escape"]
-    seen = result(run("write_paths", {"paths": outside + ["inside.txt", f"{workdir}/inside2.txt",
-                                                          "/dev/shm/inside", "/dev/null"]}, workdir=workdir))
+    outside = ["/tmp/pj-escape", f"{REPO_ROOT}/pj-escape", "/etc/pj-escape", "/var/tmp/pj-escape", "/root/pj-escape"]
+    seen = result(
+        run(
+            "write_paths",
+            {"paths": outside + ["inside.txt", f"{workdir}/inside2.txt", "/dev/shm/inside", "/dev/null"]},
+            workdir=workdir,
+        )
+    )
     for path in outside:
         assert seen[path] != "ok", path
         assert not os.path.exists(path)
@@ -214,8 +238,15 @@ def test_dangerous_syscalls_denied(run, plan):
     assert seen["subprocess"] == "ok"  # clone3 -> ENOSYS -> glibc falls back to clone
 
 
-@pytest.mark.parametrize("payload, code, sig", [({"code": 3}, 3, None), ({"signal": signal.SIGTERM}, None, signal.SIGTERM),
-                                               ({"abort": True}, None, signal.SIGABRT)], ids=["exit", "sigterm", "abort"])
+@pytest.mark.parametrize(
+    "payload, code, sig",
+    [
+        ({"code": 3}, 3, None),
+        ({"signal": signal.SIGTERM}, None, signal.SIGTERM),
+        ({"abort": True}, None, signal.SIGABRT),
+    ],
+    ids=["exit", "sigterm", "abort"],
+)
 def test_exit_status_is_relayed(run, payload, code, sig):
     facts = run("exit_with", payload)
     assert (facts.exit_code, facts.signal) == (code, sig), facts.output_tail
@@ -262,8 +293,18 @@ def test_only_its_own_fds_reach_a_job(zygote, run):
 def test_concurrent_jobs(zygote):
     from sandbox import JobSpec
 
-    jobs = [zygote.run(JobSpec(target="tests.sandbox.targets:allocate", payload={"mib": 32}, isolate=True,
-                               wall_s=20, memory_bytes=128 << 20)) for _ in range(4)]
+    jobs = [
+        zygote.run(
+            JobSpec(
+                target="tests.sandbox.targets:allocate",
+                payload={"mib": 32},
+                isolate=True,
+                wall_s=20,
+                memory_bytes=128 << 20,
+            )
+        )
+        for _ in range(4)
+    ]
     for job in jobs:
         facts = job.wait(30)
         assert facts.exit_code == 0 and not facts.memory_exceeded, facts.output_tail
@@ -276,8 +317,10 @@ def test_jobs_die_with_their_zygote(plan):
     z = ZygoteClient([], "doomed-zygote").start()
     z.wait_ready(60)
     ours, theirs = socket.socketpair()
-    z.run(JobSpec(target="tests.sandbox.targets:detach", payload={"hang": True}, isolate=True, wall_s=60),
-          [theirs.fileno()])
+    z.run(
+        JobSpec(target="tests.sandbox.targets:detach", payload={"hang": True}, isolate=True, wall_s=60),
+        [theirs.fileno()],
+    )
     theirs.close()
     time.sleep(0.5)
     z._proc.kill()

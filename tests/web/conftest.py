@@ -39,12 +39,16 @@ class Server:
         self.log = data_dir / "server.log"
         self.proc: subprocess.Popen | None = None
 
-    def start(self) -> "Server":
+    def start(self) -> Server:
         with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen([sys.executable, "-c", SERVE, "serve", "--port", str(self.port),
-                                          "--log-level", "warning"],
-                                         cwd=REPO, env=self.env, stdout=log, stderr=subprocess.STDOUT,
-                                         start_new_session=True)
+            self.proc = subprocess.Popen(
+                [sys.executable, "-c", SERVE, "serve", "--port", str(self.port), "--log-level", "warning"],
+                cwd=REPO,
+                env=self.env,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
@@ -94,8 +98,13 @@ def browser_context():
 
     ARTIFACTS.mkdir(exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="practice-chromium-") as profile, sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS,
-                                                       viewport={"width": 1440, "height": 900}, locale="zh-CN")
+        context = p.chromium.launch_persistent_context(
+            profile,
+            executable_path=CHROMIUM,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1440, "height": 900},
+            locale="zh-CN",
+        )
         try:
             yield context
         finally:

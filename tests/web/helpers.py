@@ -26,8 +26,13 @@ def submit(client: httpx.Client, code: str, mode: str = "run", problem_id: str =
 def events(client: httpx.Client, submission_id: str, lang: str = "zh", last_id: str | None = None) -> list[tuple]:
     """Every event until the server closes the stream: (id, kind, data)."""
     headers = {"Last-Event-ID": last_id} if last_id else {}
-    with client.stream("GET", f"/api/submissions/{submission_id}/events", params={"lang": lang}, headers=headers,
-                       timeout=httpx.Timeout(10, read=120)) as response:
+    with client.stream(
+        "GET",
+        f"/api/submissions/{submission_id}/events",
+        params={"lang": lang},
+        headers=headers,
+        timeout=httpx.Timeout(10, read=120),
+    ) as response:
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/event-stream")
         return [(i, kind, json.loads(data)) for i, kind, data in sse_events(response)]

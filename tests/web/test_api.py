@@ -61,7 +61,10 @@ def test_wrong_answer_is_reprojected_per_language_without_judging_again(client):
     failing = [(a["message"], b["message"]) for a, b in zip(zh["cases"], en["cases"]) if a["outcome"] != "passed"]
     assert failing and all(m_zh and m_en and m_zh != m_en for m_zh, m_en in failing)
     # Without ?lang: the page's cookie, then Accept-Language, then zh.
-    assert client.get(f"/api/submissions/{sid}", headers={"Accept-Language": "en-US,en;q=0.9"}).json()["report"]["lang"] == "en"
+    assert (
+        client.get(f"/api/submissions/{sid}", headers={"Accept-Language": "en-US,en;q=0.9"}).json()["report"]["lang"]
+        == "en"
+    )
     client.cookies.set("practice_lang", "en")
     assert client.get(f"/api/submissions/{sid}", headers={"Accept-Language": "zh-CN"}).json()["report"]["lang"] == "en"
     client.cookies.delete("practice_lang")
@@ -72,7 +75,11 @@ def test_import_error_names_its_line(client):
     sid = submit(client, SYNTAX_ERROR, "run")
     done = events(client, sid)[-1][2]
     assert done["report"]["verdict"] == "compile_error"
-    line = next(n for n, text in enumerate(SYNTAX_ERROR.splitlines(), 1) if text.startswith("def ") and not text.rstrip().endswith(":"))
+    line = next(
+        n
+        for n, text in enumerate(SYNTAX_ERROR.splitlines(), 1)
+        if text.startswith("def ") and not text.rstrip().endswith(":")
+    )
     assert done["error_line"] == line
 
 
@@ -88,17 +95,20 @@ def test_history_belongs_to_the_learner_cookie(server, client):
         assert stranger.get(f"/api/submissions/{sid}").status_code == 200  # the id works as a share link
 
 
-@pytest.mark.parametrize("body, status", [
-    ({"problem_id": "100", "code": "x = 1\n", "mode": "fast"}, 422),
-    ({"problem_id": "100", "code": "x = 1\n"}, 422),
-    ({"problem_id": "100", "code": 5, "mode": "run"}, 422),
-    ({"problem_id": "100", "code": "   \n", "mode": "run"}, 422),
-    ({"problem_id": "100", "code": "x = 1\x00", "mode": "run"}, 422),
-    ({"problem_id": "999", "code": "x = 1\n", "mode": "run"}, 404),
-    ({"problem_id": "../../etc", "code": "x = 1\n", "mode": "run"}, 404),
-    ({"problem_id": "100", "code": "#" * (300 << 10), "mode": "run"}, 413),
-], ids=["bad-mode", "no-mode", "code-not-str", "empty", "nul", "unknown-problem", "path-as-id",
-        "over-source-limit"])
+@pytest.mark.parametrize(
+    "body, status",
+    [
+        ({"problem_id": "100", "code": "x = 1\n", "mode": "fast"}, 422),
+        ({"problem_id": "100", "code": "x = 1\n"}, 422),
+        ({"problem_id": "100", "code": 5, "mode": "run"}, 422),
+        ({"problem_id": "100", "code": "   \n", "mode": "run"}, 422),
+        ({"problem_id": "100", "code": "x = 1\x00", "mode": "run"}, 422),
+        ({"problem_id": "999", "code": "x = 1\n", "mode": "run"}, 404),
+        ({"problem_id": "../../etc", "code": "x = 1\n", "mode": "run"}, 404),
+        ({"problem_id": "100", "code": "#" * (300 << 10), "mode": "run"}, 413),
+    ],
+    ids=["bad-mode", "no-mode", "code-not-str", "empty", "nul", "unknown-problem", "path-as-id", "over-source-limit"],
+)
 def test_bad_submissions_get_their_status(client, body, status):
     response = client.post("/api/submissions", json=body)
     assert response.status_code == status, response.text
@@ -106,11 +116,22 @@ def test_bad_submissions_get_their_status(client, body, status):
 
 
 def test_malformed_and_oversized_bodies(client):
-    assert client.post("/api/submissions", content=b"{not json", headers={"content-type": "application/json"}).status_code == 422
-    assert client.post("/api/submissions", content=b"\xff\xfe", headers={"content-type": "application/json"}).status_code == 422
+    assert (
+        client.post("/api/submissions", content=b"{not json", headers={"content-type": "application/json"}).status_code
+        == 422
+    )
+    assert (
+        client.post("/api/submissions", content=b"\xff\xfe", headers={"content-type": "application/json"}).status_code
+        == 422
+    )
     assert client.post("/api/submissions", content=b"x" * (3 << 20)).status_code == 413
     lone_surrogate = rb'{"problem_id": "100", "code": "x = \ud800", "mode": "run"}'
-    assert client.post("/api/submissions", content=lone_surrogate, headers={"content-type": "application/json"}).status_code == 422
+    assert (
+        client.post(
+            "/api/submissions", content=lone_surrogate, headers={"content-type": "application/json"}
+        ).status_code
+        == 422
+    )
 
 
 def test_chunked_body_without_length_is_capped_while_it_streams(client):

@@ -19,6 +19,8 @@ STEP = []
 @pytest.fixture(autouse=True)
 def _step(request):
     STEP.append(request.node.name)
+
+
 TIMEOUT = 120_000  # ms: a cold judge starts its warm parents first
 
 
@@ -32,7 +34,9 @@ def page(server, browser_context):
     page.wait_for_selector(".cm-content")
     yield page
     page.close()
-    assert not [p for p in problems if "Content Security Policy" in p and "eval" not in p], problems  # CodeMirror works under the CSP
+    assert not [p for p in problems if "Content Security Policy" in p and "eval" not in p], (
+        problems
+    )  # CodeMirror works under the CSP
 
 
 def replace_code(page, code: str) -> None:

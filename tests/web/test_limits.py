@@ -48,8 +48,9 @@ class GatedJudge:
 def gated(tmp_path):
     judge = GatedJudge()
     settings = WebSettings(data_dir=tmp_path, workers=1, queue_limit=2, learner_queue_limit=2)
-    server = uvicorn.Server(uvicorn.Config(create_app(settings, judge=judge), host="127.0.0.1", port=free_port(),
-                                           log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(settings, judge=judge), host="127.0.0.1", port=free_port(), log_level="warning")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     while not server.started:

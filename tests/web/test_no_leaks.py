@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from tests.web.helpers import REPO, WRONG, events, submit
@@ -16,14 +14,21 @@ def secret_lines() -> set[str]:
     """Distinctive lines of every hidden test, conftest and solution that no public file also contains."""
     public = []
     for folder in PROBLEMS.iterdir():
-        for path in [folder / "starter.py", folder / "tests" / "test_public.py", folder / "tests" / "probes.py",
-                     *folder.glob("prompt.*.md")]:
+        for path in [
+            folder / "starter.py",
+            folder / "tests" / "test_public.py",
+            folder / "tests" / "probes.py",
+            *folder.glob("prompt.*.md"),
+        ]:
             if path.exists():
                 public.append(path.read_text(encoding="utf-8"))
     public_text = "\n".join(public)
     secret = set()
-    for path in [*PROBLEMS.glob("*/tests/test_hidden.py"), *PROBLEMS.glob("*/tests/conftest.py"),
-                 *PROBLEMS.glob("*/solutions/**/*.py")]:
+    for path in [
+        *PROBLEMS.glob("*/tests/test_hidden.py"),
+        *PROBLEMS.glob("*/tests/conftest.py"),
+        *PROBLEMS.glob("*/solutions/**/*.py"),
+    ]:
         for line in path.read_text(encoding="utf-8").splitlines():
             line = line.strip()
             if len(line) >= 30 and line not in public_text and not line.startswith(("#", '"""', "import ", "from ")):
@@ -33,8 +38,16 @@ def secret_lines() -> set[str]:
 
 def every_response(client) -> dict[str, str]:
     texts = {}
-    for path in ["/", "/problems/100", "/openapi.json", "/pygments.css", "/static/app.js", "/static/index.html",
-                 "/static/style.css", "/api/problems"]:
+    for path in [
+        "/",
+        "/problems/100",
+        "/openapi.json",
+        "/pygments.css",
+        "/static/app.js",
+        "/static/index.html",
+        "/static/style.css",
+        "/api/problems",
+    ]:
         texts[path] = client.get(path).text
     for problem in client.get("/api/problems").json():
         texts[f"/api/problems/{problem['id']}"] = client.get(f"/api/problems/{problem['id']}").text

@@ -19,8 +19,12 @@ def test_sigkill_mid_judgement_then_restart_finishes_each_submission_once(tmp_pa
     server = Server(tmp_path, PRACTICE_PROBLEMS_DIR=str(FIXTURE_PROBLEMS), PRACTICE_WORKERS="1").start()
     try:
         with httpx.Client(base_url=server.url, timeout=30) as client:
-            ids = [client.post("/api/submissions", json={"problem_id": "900", "code": SLOW_ADD, "mode": "submit"})
-                   .json()["id"] for _ in range(2)]
+            ids = [
+                client.post("/api/submissions", json={"problem_id": "900", "code": SLOW_ADD, "mode": "submit"}).json()[
+                    "id"
+                ]
+                for _ in range(2)
+            ]
             deadline = time.monotonic() + 60
             while client.get(f"/api/submissions/{ids[0]}").json()["status"] != "running":
                 assert time.monotonic() < deadline

@@ -18,8 +18,9 @@ TIMING = re.compile(r"\d+\.\d+")
 
 def practice(*args: str, tmp_path) -> subprocess.CompletedProcess:
     env = {**os.environ, "PRACTICE_SOLUTIONS_DIR": str(tmp_path), "PRACTICE_LANG": "en"}
-    return subprocess.run([sys.executable, "practice/judge.py", *args], cwd=REPO, env=env, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "practice/judge.py", *args], cwd=REPO, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_compile_error_prints_the_same_locally_and_through_the_server(server, tmp_path):
@@ -31,14 +32,22 @@ def test_compile_error_prints_the_same_locally_and_through_the_server(server, tm
 
 
 def test_reference_through_the_server_exits_0_with_the_public_report(server, tmp_path):
-    remote = practice("100", str(EX100 / "solutions" / "reference.py"), "--public", "--json", "--server", server.url,
-                      tmp_path=tmp_path)
+    remote = practice(
+        "100",
+        str(EX100 / "solutions" / "reference.py"),
+        "--public",
+        "--json",
+        "--server",
+        server.url,
+        tmp_path=tmp_path,
+    )
     assert remote.returncode == 0, remote.stderr
     report = json.loads(remote.stdout)
     assert report["verdict"] == "accepted" and report["mode"] == "run" and report["lang"] == "en"
 
 
 def test_unreachable_server_is_a_usage_error(tmp_path):
-    remote = practice("100", str(EX100 / "solutions" / "reference.py"), "--server", "http://127.0.0.1:9",
-                      tmp_path=tmp_path)
+    remote = practice(
+        "100", str(EX100 / "solutions" / "reference.py"), "--server", "http://127.0.0.1:9", tmp_path=tmp_path
+    )
     assert remote.returncode == 2 and "cannot reach" in remote.stderr

@@ -5,7 +5,6 @@ exceptions turned into a short failure message) and ``problem`` (problem.toml). 
 input builders, the expected values computed with plain torch math, and tolerances.
 """
 
-
 import pytest
 import torch
 
@@ -48,6 +47,7 @@ def close(tol):
 
 # ---------------------------------------------------------------- inputs
 
+
 @pytest.fixture(scope="session")
 def make_kv():
     """make_kv(seed, n, trailing, num_slots, dtype) -> (k_cache, v_cache, slots, k, v).
@@ -83,6 +83,7 @@ def make_rms():
 
 
 # ---------------------------------------------------------------- expected values
+
 
 def _rms_formula(x, weight, eps):
     return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps) * weight
@@ -129,6 +130,7 @@ def rms_expected_grads():
 # Each returns nothing and fails with one message in both languages. ``where`` is a (zh, en)
 # pair naming what was checked, e.g. ("eager 调用 kv_write 后", "after an eager call of kv_write").
 
+
 def fail(where, zh, en):
     """Fail the case with ``where`` in front of the message."""
     pytest.fail(msg(f"{where[0]}：{zh}", f"{where[1]}: {en}"), pytrace=False)
@@ -149,39 +151,60 @@ def check_kv(kv_expected):
         for name, before, src, rows in (("k_cache", k_cache, "k", k), ("v_cache", v_cache, "v", v)):
             _check_same_memory(obs, name, where)
             got = obs[name]
-            expect(got.shape == want[name].shape and got.dtype == want[name].dtype, where,
-                   f"{name} 的形状或 dtype 变了", f"the shape or dtype of {name} changed")
+            expect(
+                got.shape == want[name].shape and got.dtype == want[name].dtype,
+                where,
+                f"{name} 的形状或 dtype 变了",
+                f"the shape or dtype of {name} changed",
+            )
             if torch.equal(got, before):
                 _fail_unwritten(name, where, compiled)
             written = torch.zeros(got.shape[0], dtype=torch.bool)
             written[slots] = True
             for i, s in enumerate(slots.tolist()):
-                expect(torch.equal(got[s], rows[i]), where, f"{name}[{s}] 应该等于 {src}[{i}]（slots[{i}] = {s}）",
-                       f"{name}[{s}] should equal {src}[{i}] (slots[{i}] = {s})")
-            expect(torch.equal(got[~written], before[~written]), where,
-                   f"{name} 中不在 slots 里的行被改动了", f"rows of {name} that are not in slots were changed")
+                expect(
+                    torch.equal(got[s], rows[i]),
+                    where,
+                    f"{name}[{s}] 应该等于 {src}[{i}]（slots[{i}] = {s}）",
+                    f"{name}[{s}] should equal {src}[{i}] (slots[{i}] = {s})",
+                )
+            expect(
+                torch.equal(got[~written], before[~written]),
+                where,
+                f"{name} 中不在 slots 里的行被改动了",
+                f"rows of {name} that are not in slots were changed",
+            )
 
     return check
 
 
 def _check_same_memory(obs, name, where):
-    expect(obs.get("same_memory", {}).get(name, True), where,
-           f"{name} 换了一块存储（.data = ... 或 set_(...)），而不是写进它原来的内存：与它共享内存的其他视图"
-           f"（比如它所在的整块缓冲区）看不到这次写入。要原地写入（index_copy_ 或下标赋值）",
-           f"{name} was given new storage (.data = ... or set_(...)) instead of being written in its own memory, "
-           f"so the other views of that memory (such as the buffer it belongs to) do not see the write. "
-           f"Write in place (index_copy_ or indexing assignment)")
+    expect(
+        obs.get("same_memory", {}).get(name, True),
+        where,
+        f"{name} 换了一块存储（.data = ... 或 set_(...)），而不是写进它原来的内存：与它共享内存的其他视图"
+        f"（比如它所在的整块缓冲区）看不到这次写入。要原地写入（index_copy_ 或下标赋值）",
+        f"{name} was given new storage (.data = ... or set_(...)) instead of being written in its own memory, "
+        f"so the other views of that memory (such as the buffer it belongs to) do not see the write. "
+        f"Write in place (index_copy_ or indexing assignment)",
+    )
 
 
 def _fail_unwritten(name, where, compiled):
     if compiled:
-        fail(where, f"{name} 没有被写入。函数化（functionalization）只保留 schema 声明过的修改："
-                    f"检查 mutates_args 是否包含 {name}，以及实现是否原地写入了它",
-             f"{name} was not written. Functionalization keeps only the mutations the schema declares: "
-             f"check that mutates_args lists {name} and that the implementation writes it in place")
-    fail(where, f"{name} 没有被修改。要原地写入传进来的张量（index_copy_ 或下标赋值），不能只把新张量赋给局部变量",
-         f"{name} was not modified. Write into the tensor that was passed in (index_copy_ or indexing "
-         f"assignment); binding a new tensor to a local name changes nothing for the caller")
+        fail(
+            where,
+            f"{name} 没有被写入。函数化（functionalization）只保留 schema 声明过的修改："
+            f"检查 mutates_args 是否包含 {name}，以及实现是否原地写入了它",
+            f"{name} was not written. Functionalization keeps only the mutations the schema declares: "
+            f"check that mutates_args lists {name} and that the implementation writes it in place",
+        )
+    fail(
+        where,
+        f"{name} 没有被修改。要原地写入传进来的张量（index_copy_ 或下标赋值），不能只把新张量赋给局部变量",
+        f"{name} was not modified. Write into the tensor that was passed in (index_copy_ or indexing "
+        f"assignment); binding a new tensor to a local name changes nothing for the caller",
+    )
 
 
 # What opcheck found, in the chapter's terms: (operator or None, opcheck test or None, text in
@@ -189,57 +212,139 @@ def _fail_unwritten(name, where, compiled):
 # mislead: for kv_write, "no fake impl registered" means mutates_args is wrong, since custom_op
 # provides the fake itself for an operator that only mutates its inputs and returns None.
 OPCHECK_LESSONS = [
-    ("kv_write", None, "no fake impl registered",
-     ("要改的是 mutates_args，不是照 torch 的提示写 register_fake：声明 mutates_args=(\"k_cache\", \"v_cache\") 后，"
-      "custom_op 会为只原地修改输入、返回 None 的算子自动提供 fake 实现",
-      "fix mutates_args rather than adding the register_fake torch suggests: once mutates_args=(\"k_cache\", "
-      "\"v_cache\"), custom_op itself provides the fake of an operator that only mutates its inputs and returns None")),
-    ("kv_write", None, "not defined as mutable but was mutated",
-     ("实现原地修改了 schema 没有声明为被修改的参数：mutates_args 要恰好是 (\"k_cache\", \"v_cache\")",
-      "the implementation mutates an argument the schema does not declare as mutated: mutates_args must be "
-      "exactly (\"k_cache\", \"v_cache\")")),
-    ("rms_norm", None, "not defined as mutable but was mutated",
-     ("rms_norm 修改了输入：前向、setup_context 和反向都不能修改 x 或 weight",
-      "rms_norm modified an input: neither the forward, nor setup_context, nor the backward may modify x or weight")),
-    (None, None, "NotImplementedError",
-     ("算子抛出了 NotImplementedError：先实现它", "the operator raised NotImplementedError: implement it first")),
-    (None, None, "no fake impl registered",
-     ("没有 fake 实现：用 @rms_norm.register_fake 注册一个只看输入元数据的函数（例如返回 torch.empty_like(x)）",
-      "no fake implementation: register one with @rms_norm.register_fake that looks only at the inputs' "
-      "metadata (for example, returns torch.empty_like(x))")),
-    (None, None, "data-dependent",
-     ("fake 实现读了数据（.item()、.tolist()、按张量的值分支），而 fake tensor 没有数据，只能用形状、dtype、设备",
-      "the fake implementation reads data (.item(), .tolist(), a branch on a tensor's values), but fake tensors "
-      "have no data: a fake may use only shapes, dtypes and devices")),
-    (None, None, "must not also be an input",
-     ("输出是输入本身或它的视图：rms_norm 要返回一个新张量",
-      "the output is an input or a view of one: rms_norm must return a new tensor")),
-    (None, None, "MetadataMismatchError",
-     ("fake 实现和真实实现的输出元数据不一致：两者都应与 x 的形状、dtype、设备相同",
-      "the fake and the real implementation disagree on the output's metadata: both must match x's shape, "
-      "dtype and device")),
-    (None, None, "no autograd formula was registered",
-     ("算子本身没有反向：要用 register_autograd 注册在算子上，包在外面的 torch.autograd.Function 不算",
-      "the operator itself has no backward: register one on it with register_autograd; a torch.autograd.Function "
-      "wrapped around the call does not count")),
-    (None, None, "incorrect number of gradients",
-     ("反向返回的梯度个数不对：要返回元组 (grad_x, grad_weight, None)，eps 对应 None",
-      "the backward returns the wrong number of gradients: return the tuple (grad_x, grad_weight, None), "
-      "None for eps")),
-    (None, "test_schema", None,
-     ("这一项运行算子，比较它实际修改、别名的参数与 schema 的声明",
-      "this test runs the operator and compares what it mutates and aliases with what the schema declares")),
-    (None, "test_autograd_registration", None,
-     ("这一项检查反向是否用 register_autograd 注册在算子上",
-      "this test checks that the backward is registered on the operator with register_autograd")),
-    (None, "test_faketensor", None,
-     ("这一项比较 fake 实现与真实实现的输出形状、dtype、设备，fake 实现不能读数据",
-      "this test compares the output shape, dtype and device of the fake and the real implementation; "
-      "the fake must not read data")),
-    (None, "test_aot_dispatch_dynamic", None,
-     ("这一项在 AOTAutograd（torch.compile 的前向、反向图）里运行算子：检查 fake 实现和 register_autograd 注册的反向",
-      "this test runs the operator under AOTAutograd (torch.compile's forward and backward graphs): check the "
-      "fake implementation and the backward registered with register_autograd")),
+    (
+        "kv_write",
+        None,
+        "no fake impl registered",
+        (
+            '要改的是 mutates_args，不是照 torch 的提示写 register_fake：声明 mutates_args=("k_cache", "v_cache") 后，'
+            "custom_op 会为只原地修改输入、返回 None 的算子自动提供 fake 实现",
+            'fix mutates_args rather than adding the register_fake torch suggests: once mutates_args=("k_cache", '
+            '"v_cache"), custom_op itself provides the fake of an operator that only mutates its inputs and returns None',
+        ),
+    ),
+    (
+        "kv_write",
+        None,
+        "not defined as mutable but was mutated",
+        (
+            '实现原地修改了 schema 没有声明为被修改的参数：mutates_args 要恰好是 ("k_cache", "v_cache")',
+            "the implementation mutates an argument the schema does not declare as mutated: mutates_args must be "
+            'exactly ("k_cache", "v_cache")',
+        ),
+    ),
+    (
+        "rms_norm",
+        None,
+        "not defined as mutable but was mutated",
+        (
+            "rms_norm 修改了输入：前向、setup_context 和反向都不能修改 x 或 weight",
+            "rms_norm modified an input: neither the forward, nor setup_context, nor the backward may modify x or weight",
+        ),
+    ),
+    (
+        None,
+        None,
+        "NotImplementedError",
+        ("算子抛出了 NotImplementedError：先实现它", "the operator raised NotImplementedError: implement it first"),
+    ),
+    (
+        None,
+        None,
+        "no fake impl registered",
+        (
+            "没有 fake 实现：用 @rms_norm.register_fake 注册一个只看输入元数据的函数（例如返回 torch.empty_like(x)）",
+            "no fake implementation: register one with @rms_norm.register_fake that looks only at the inputs' "
+            "metadata (for example, returns torch.empty_like(x))",
+        ),
+    ),
+    (
+        None,
+        None,
+        "data-dependent",
+        (
+            "fake 实现读了数据（.item()、.tolist()、按张量的值分支），而 fake tensor 没有数据，只能用形状、dtype、设备",
+            "the fake implementation reads data (.item(), .tolist(), a branch on a tensor's values), but fake tensors "
+            "have no data: a fake may use only shapes, dtypes and devices",
+        ),
+    ),
+    (
+        None,
+        None,
+        "must not also be an input",
+        (
+            "输出是输入本身或它的视图：rms_norm 要返回一个新张量",
+            "the output is an input or a view of one: rms_norm must return a new tensor",
+        ),
+    ),
+    (
+        None,
+        None,
+        "MetadataMismatchError",
+        (
+            "fake 实现和真实实现的输出元数据不一致：两者都应与 x 的形状、dtype、设备相同",
+            "the fake and the real implementation disagree on the output's metadata: both must match x's shape, "
+            "dtype and device",
+        ),
+    ),
+    (
+        None,
+        None,
+        "no autograd formula was registered",
+        (
+            "算子本身没有反向：要用 register_autograd 注册在算子上，包在外面的 torch.autograd.Function 不算",
+            "the operator itself has no backward: register one on it with register_autograd; a torch.autograd.Function "
+            "wrapped around the call does not count",
+        ),
+    ),
+    (
+        None,
+        None,
+        "incorrect number of gradients",
+        (
+            "反向返回的梯度个数不对：要返回元组 (grad_x, grad_weight, None)，eps 对应 None",
+            "the backward returns the wrong number of gradients: return the tuple (grad_x, grad_weight, None), "
+            "None for eps",
+        ),
+    ),
+    (
+        None,
+        "test_schema",
+        None,
+        (
+            "这一项运行算子，比较它实际修改、别名的参数与 schema 的声明",
+            "this test runs the operator and compares what it mutates and aliases with what the schema declares",
+        ),
+    ),
+    (
+        None,
+        "test_autograd_registration",
+        None,
+        (
+            "这一项检查反向是否用 register_autograd 注册在算子上",
+            "this test checks that the backward is registered on the operator with register_autograd",
+        ),
+    ),
+    (
+        None,
+        "test_faketensor",
+        None,
+        (
+            "这一项比较 fake 实现与真实实现的输出形状、dtype、设备，fake 实现不能读数据",
+            "this test compares the output shape, dtype and device of the fake and the real implementation; "
+            "the fake must not read data",
+        ),
+    ),
+    (
+        None,
+        "test_aot_dispatch_dynamic",
+        None,
+        (
+            "这一项在 AOTAutograd（torch.compile 的前向、反向图）里运行算子：检查 fake 实现和 register_autograd 注册的反向",
+            "this test runs the operator under AOTAutograd (torch.compile's forward and backward graphs): check the "
+            "fake implementation and the backward registered with register_autograd",
+        ),
+    ),
 ]
 
 
@@ -260,8 +365,13 @@ def check_opcheck():
             if status != "SUCCESS":
                 zh, en = opcheck_lesson(op, name, status)
                 # The lesson is the first sentence: the report keeps it whole and may drop torch's text.
-                pytest.fail(msg(f"opcheck({op}) 的 {name} 失败：{zh}。torch 的原文：{status}",
-                                f"opcheck({op}): {name} failed: {en}. torch says: {status}"), pytrace=False)
+                pytest.fail(
+                    msg(
+                        f"opcheck({op}) 的 {name} 失败：{zh}。torch 的原文：{status}",
+                        f"opcheck({op}): {name} failed: {en}. torch says: {status}",
+                    ),
+                    pytrace=False,
+                )
 
     return check
 
@@ -272,15 +382,26 @@ def check_rms_out(close):
 
     def check(out, expected, x, where):
         expect(out is not None, where, "rms_norm 没有返回张量", "rms_norm did not return a tensor")
-        expect(out.dtype == x.dtype, where, f"输出 dtype 是 {out.dtype}，应与 x 相同（{x.dtype}）",
-               f"the output dtype is {out.dtype}; it must be x's dtype ({x.dtype})")
-        expect(list(out.shape) == list(x.shape), where,
-               f"输出形状是 {list(out.shape)}，应与 x 相同（{list(x.shape)}）",
-               f"the output shape is {list(out.shape)}; it must be x's shape ({list(x.shape)})")
+        expect(
+            out.dtype == x.dtype,
+            where,
+            f"输出 dtype 是 {out.dtype}，应与 x 相同（{x.dtype}）",
+            f"the output dtype is {out.dtype}; it must be x's dtype ({x.dtype})",
+        )
+        expect(
+            list(out.shape) == list(x.shape),
+            where,
+            f"输出形状是 {list(out.shape)}，应与 x 相同（{list(x.shape)}）",
+            f"the output shape is {list(out.shape)}; it must be x's shape ({list(x.shape)})",
+        )
         ok, worst = close(out, expected, x.dtype)
-        expect(ok, where, f"输出数值不对（最大误差 {worst:.3g}），应为 x * rsqrt(mean(x², dim=-1, keepdim=True) + eps) * weight",
-               f"wrong output values (largest error {worst:.3g}); expected "
-               f"x * rsqrt(mean(x², dim=-1, keepdim=True) + eps) * weight")
+        expect(
+            ok,
+            where,
+            f"输出数值不对（最大误差 {worst:.3g}），应为 x * rsqrt(mean(x², dim=-1, keepdim=True) + eps) * weight",
+            f"wrong output values (largest error {worst:.3g}); expected "
+            f"x * rsqrt(mean(x², dim=-1, keepdim=True) + eps) * weight",
+        )
 
     return check
 
@@ -292,16 +413,29 @@ def check_rms_meta():
     def check(obs, shape, dtype):
         shape = list(shape)
         if not obs["is_tensor"]:
-            pytest.fail(msg("rms_norm 在 meta 设备上应返回一个张量", "on the meta device rms_norm must return a tensor"),
-                        pytrace=False)
+            pytest.fail(
+                msg("rms_norm 在 meta 设备上应返回一个张量", "on the meta device rms_norm must return a tensor"),
+                pytrace=False,
+            )
         where = ("meta 设备上", "on the meta device")
-        expect(obs["device"] == "meta", where,
-               f"输出在 {obs['device']} 上：fake 实现要沿用输入的设备（例如 torch.empty_like(x)）",
-               f"the output is on {obs['device']}: the fake must keep the inputs' device (for example torch.empty_like(x))")
-        expect(obs["shape"] == shape, where, f"输出形状是 {obs['shape']}，应为 {shape}",
-               f"the output shape is {obs['shape']}; it should be {shape}")
-        expect(obs["dtype"] == str(dtype), where, f"输出 dtype 是 {obs['dtype']}，应为 {dtype}",
-               f"the output dtype is {obs['dtype']}; it should be {dtype}")
+        expect(
+            obs["device"] == "meta",
+            where,
+            f"输出在 {obs['device']} 上：fake 实现要沿用输入的设备（例如 torch.empty_like(x)）",
+            f"the output is on {obs['device']}: the fake must keep the inputs' device (for example torch.empty_like(x))",
+        )
+        expect(
+            obs["shape"] == shape,
+            where,
+            f"输出形状是 {obs['shape']}，应为 {shape}",
+            f"the output shape is {obs['shape']}; it should be {shape}",
+        )
+        expect(
+            obs["dtype"] == str(dtype),
+            where,
+            f"输出 dtype 是 {obs['dtype']}，应为 {dtype}",
+            f"the output dtype is {obs['dtype']}; it should be {dtype}",
+        )
 
     return check
 
@@ -316,19 +450,33 @@ def check_grads(close):
     keeps an error of the size of those terms, not of its own size."""
 
     def check(obs, dx, dw, dtype, where):
-        expect(obs.get("out_requires_grad", True), where,
-               "输出不需要梯度：反向要用 torch.library.register_autograd 注册在算子上",
-               "the output does not require grad: register the backward on the operator with "
-               "torch.library.register_autograd")
+        expect(
+            obs.get("out_requires_grad", True),
+            where,
+            "输出不需要梯度：反向要用 torch.library.register_autograd 注册在算子上",
+            "the output does not require grad: register the backward on the operator with "
+            "torch.library.register_autograd",
+        )
         expect(obs["x_grad"] is not None, where, "x 没有得到梯度", "x got no gradient")
-        expect(obs["weight_grad"] is not None, where, "weight 没有得到梯度（反向给 weight 返回了 None？）",
-               "weight got no gradient (does the backward return None for weight?)")
+        expect(
+            obs["weight_grad"] is not None,
+            where,
+            "weight 没有得到梯度（反向给 weight 返回了 None？）",
+            "weight got no gradient (does the backward return None for weight?)",
+        )
         for name, got, want in (("x", obs["x_grad"], dx), ("weight", obs["weight_grad"], dw)):
-            expect(list(got.shape) == list(want.shape), where,
-                   f"{name} 的梯度形状是 {list(got.shape)}，应为 {list(want.shape)}",
-                   f"the gradient of {name} has shape {list(got.shape)}; it should be {list(want.shape)}")
+            expect(
+                list(got.shape) == list(want.shape),
+                where,
+                f"{name} 的梯度形状是 {list(got.shape)}，应为 {list(want.shape)}",
+                f"the gradient of {name} has shape {list(got.shape)}; it should be {list(want.shape)}",
+            )
             ok, worst = close(got, want, dtype, relative_to_max=(dtype == torch.bfloat16))
-            expect(ok, where, f"{name} 的梯度不对（最大误差 {worst:.3g}）",
-                   f"the gradient of {name} is wrong (largest error {worst:.3g})")
+            expect(
+                ok,
+                where,
+                f"{name} 的梯度不对（最大误差 {worst:.3g}）",
+                f"the gradient of {name} is wrong (largest error {worst:.3g})",
+            )
 
     return check

@@ -13,13 +13,13 @@ import re
 import types
 
 import torch
-
-from judge.worker.observe import op_exists as _op_exists
-from judge.worker.observe import schema as _schema_of
 from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
 from torch.autograd.gradcheck import GradcheckError as _GradcheckError
 from torch.library import opcheck as _opcheck
 from torch.testing._internal.optests import generate_tests as _optests
+
+from judge.worker.observe import op_exists as _op_exists
+from judge.worker.observe import schema as _schema_of
 
 # Bound at import time, before the learner's module is imported, so that a submission which
 # replaces these functions afterwards does not change what the probes run.
@@ -42,13 +42,16 @@ def _checked_opcheck(op, args, test_utils=_OPCHECK_UTILS):
 
 
 def _opcheck_report(result):
-    return {key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}"
-            for key, val in result.items()}
+    return {
+        key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}" for key, val in result.items()
+    }
+
 
 NAMESPACE = "ex100"
 
 
 # ---------------------------------------------------------------- helpers (not probes)
+
 
 def _op(name):
     """The OpOverload ``ex100::<name>.default``; AttributeError if it is not registered."""
@@ -82,6 +85,7 @@ def _first_line(text):
 
 # ---------------------------------------------------------------- schema
 
+
 def op_exists(solution, name):
     return _op_exists(f"{NAMESPACE}::{name}")
 
@@ -92,6 +96,7 @@ def schema(solution, name):
 
 
 # ---------------------------------------------------------------- kv_write
+
 
 def _memory(t):
     """Where a tensor's elements live: storage address, offset, shape and strides."""
@@ -107,9 +112,15 @@ def kv_write_eager(solution, k_cache, v_cache, slots, k, v):
     ret = _op("kv_write")(k_cache, v_cache, slots, k, v)
     return {
         "returned": None if ret is None else type(ret).__name__,
-        "k_cache": k_cache, "v_cache": v_cache, "slots": slots, "k": k, "v": v,
-        "same_memory": {"k_cache": _memory(k_cache) == before["k_cache"],
-                        "v_cache": _memory(v_cache) == before["v_cache"]},
+        "k_cache": k_cache,
+        "v_cache": v_cache,
+        "slots": slots,
+        "k": k,
+        "v": v,
+        "same_memory": {
+            "k_cache": _memory(k_cache) == before["k_cache"],
+            "v_cache": _memory(v_cache) == before["v_cache"],
+        },
     }
 
 
@@ -133,8 +144,10 @@ def kv_write_into_pool(solution, pool, layout, slots, k, v):
     return {
         "returned": None if ret is None else type(ret).__name__,
         "pool": pool,
-        "same_memory": {"k_cache": _memory(k_cache) == before["k_cache"],
-                        "v_cache": _memory(v_cache) == before["v_cache"]},
+        "same_memory": {
+            "k_cache": _memory(k_cache) == before["k_cache"],
+            "v_cache": _memory(v_cache) == before["v_cache"],
+        },
     }
 
 
@@ -154,8 +167,11 @@ def kv_write_fake(solution, k_cache, v_cache, slots, k, v):
     with _FakeTensorMode() as mode:
         args = [mode.from_tensor(t) for t in (k_cache, v_cache, slots, k, v)]
         ret = _op("kv_write")(*args)
-        return {"returned": None if ret is None else type(ret).__name__,
-                "k_cache": _describe(args[0]), "v_cache": _describe(args[1])}
+        return {
+            "returned": None if ret is None else type(ret).__name__,
+            "k_cache": _describe(args[0]),
+            "v_cache": _describe(args[1]),
+        }
 
 
 def kv_write_opcheck(solution, k_cache, v_cache, slots, k, v):
@@ -176,6 +192,7 @@ def kv_write_compiled(solution, k_cache, v_cache, slots, k, v, backend="aot_eage
 
 # ---------------------------------------------------------------- rms_norm
 
+
 def rms_norm_eager(solution, x, weight, eps=None):
     """Call rms_norm once (without eps when eps is None); return the output and the inputs
     afterwards, and whether the output shares memory with an input."""
@@ -184,8 +201,7 @@ def rms_norm_eager(solution, x, weight, eps=None):
     out = op(x, weight) if eps is None else op(x, weight, eps)
     if not isinstance(out, _Tensor):
         return {"out": None, "type": type(out).__name__}
-    shares = any(out.untyped_storage().data_ptr() == t.untyped_storage().data_ptr()
-                 for t in (x, weight))
+    shares = any(out.untyped_storage().data_ptr() == t.untyped_storage().data_ptr() for t in (x, weight))
     return {
         "out": _plain(out),
         "type": type(out).__name__,
@@ -235,12 +251,15 @@ def rms_norm_backward(solution, x, weight, eps, grad_out):
     weight = weight.clone().requires_grad_(True)
     out = _op("rms_norm")(x, weight, eps)
     if not isinstance(out, _Tensor) or not out.requires_grad:
-        return {"out_requires_grad": False, "x_grad": None, "weight_grad": None,
-                "inputs_changed": False}
+        return {"out_requires_grad": False, "x_grad": None, "weight_grad": None, "inputs_changed": False}
     out.backward(grad_out)
     changed = not (_equal(x.detach(), x0) and _equal(weight.detach(), w0))
-    return {"out_requires_grad": True, "x_grad": _plain(x.grad), "weight_grad": _plain(weight.grad),
-            "inputs_changed": changed}
+    return {
+        "out_requires_grad": True,
+        "x_grad": _plain(x.grad),
+        "weight_grad": _plain(weight.grad),
+        "inputs_changed": changed,
+    }
 
 
 def rms_norm_gradcheck(solution, x, weight, eps):

@@ -31,6 +31,7 @@ PROBES = _load_programs()
 
 # ---------------------------------------------------------------- expected counts
 
+
 class _Count(TorchDispatchMode):
     """The checker's own counter."""
 
@@ -72,6 +73,7 @@ def add_counts(*many):
 # Each fails with one message in both languages. ``where`` is a (zh, en) pair naming what was
 # counted, for example ("RMSNorm + Linear + SiLU", "RMSNorm + Linear + SiLU").
 
+
 def fail(where, zh, en):
     raise AssertionError(msg(f"{where[0]}：{zh}", f"{where[1]}: {en}"))
 
@@ -79,17 +81,28 @@ def fail(where, zh, en):
 def check_mapping(obs, where, what=("counts", "counts")):
     """obs is probes._read_counts output: a mapping from str to int, else a failure naming why."""
     if not obs["has_counts"]:
-        fail(where, "OpCounter 没有 counts 属性（在 __init__ 里创建 self.counts）",
-             "OpCounter has no counts attribute (create self.counts in __init__)")
+        fail(
+            where,
+            "OpCounter 没有 counts 属性（在 __init__ 里创建 self.counts）",
+            "OpCounter has no counts attribute (create self.counts in __init__)",
+        )
     if not obs["is_mapping"]:
-        fail(where, f"{what[0]} 应是从 str 到 int 的映射（推荐 collections.Counter，dict 也可以），实际是 {obs['type']}",
-             f"{what[1]} must be a mapping from str to int (collections.Counter is recommended; a dict works "
-             f"too), not {obs['type']}")
+        fail(
+            where,
+            f"{what[0]} 应是从 str 到 int 的映射（推荐 collections.Counter，dict 也可以），实际是 {obs['type']}",
+            f"{what[1]} must be a mapping from str to int (collections.Counter is recommended; a dict works "
+            f"too), not {obs['type']}",
+        )
     if obs["bad"]:
         zh = "，".join(f"键 {b['key']}（{b['key_type']}）的值 {b['value']}（{b['value_type']}）" for b in obs["bad"])
-        en = ", ".join(f"key {b['key']} ({b['key_type']}) with value {b['value']} ({b['value_type']})" for b in obs["bad"])
-        fail(where, f"counts 的键应是 str(func)（如 \"aten.mm.default\"），值应是 int：{zh}",
-             f"the keys of counts must be str(func) (like \"aten.mm.default\") and the values ints: {en}")
+        en = ", ".join(
+            f"key {b['key']} ({b['key_type']}) with value {b['value']} ({b['value_type']})" for b in obs["bad"]
+        )
+        fail(
+            where,
+            f'counts 的键应是 str(func)（如 "aten.mm.default"），值应是 int：{zh}',
+            f'the keys of counts must be str(func) (like "aten.mm.default") and the values ints: {en}',
+        )
 
 
 def check_counts(obs, expected, where):
@@ -104,26 +117,37 @@ def check_counts(obs, expected, where):
     more = len(diffs) - 3
     # One sentence (the report keeps a message's first sentence whole): no 。；in zh, no '. ' in en.
     zh = "，".join(f"{name} 计了 {m} 次而不是 {n} 次" for name, n, m in diffs[:3]) + (
-        f"，另有 {more} 处不同" if more > 0 else "")
+        f"，另有 {more} 处不同" if more > 0 else ""
+    )
     en = "; ".join(f"{name} counted {m} times instead of {n}" for name, n, m in diffs[:3]) + (
-        f"; {more} more differences" if more > 0 else "")
+        f"; {more} more differences" if more > 0 else ""
+    )
     if not got:
-        fail(where, f"一个算子也没有计到（应有 {sum(expected.values())} 次 aten 调用）：{zh}",
-             f"no operator was counted (there are {sum(expected.values())} aten calls): {en}")
+        fail(
+            where,
+            f"一个算子也没有计到（应有 {sum(expected.values())} 次 aten 调用）：{zh}",
+            f"no operator was counted (there are {sum(expected.values())} aten calls): {en}",
+        )
     odd = any(name not in expected and not (name.startswith("aten.") and name.count(".") == 2) for name in got)
     if odd:
-        fail(where, f"计数不对（键应是 str(func)，形如 aten.mm.default）：{zh}",
-             f"wrong counts (the keys must be str(func), like aten.mm.default): {en}")
+        fail(
+            where,
+            f"计数不对（键应是 str(func)，形如 aten.mm.default）：{zh}",
+            f"wrong counts (the keys must be str(func), like aten.mm.default): {en}",
+        )
     fail(where, f"计数不对：{zh}", f"wrong counts: {en}")
 
 
 def check_two_counters(obs, counts):
     """obs from probes.two_counters_in_a_row: the second counter starts empty, and each counts its own block."""
     if obs["second_fresh"]["counts"]:
-        raise AssertionError(msg(
-            "第二个 OpCounter 一创建 counts 就不为空：每个实例要有自己的计数（在 __init__ 里创建，不要用类属性或全局变量）",
-            "the second OpCounter's counts are not empty when it is created: each instance needs counts of its "
-            "own (create them in __init__, not as a class attribute or a global)"))
+        raise AssertionError(
+            msg(
+                "第二个 OpCounter 一创建 counts 就不为空：每个实例要有自己的计数（在 __init__ 里创建，不要用类属性或全局变量）",
+                "the second OpCounter's counts are not empty when it is created: each instance needs counts of its "
+                "own (create them in __init__, not as a class attribute or a global)",
+            )
+        )
     check_counts(obs["first"], counts, ("第一个 OpCounter", "the first OpCounter"))
     check_counts(obs["second"], counts, ("第二个 OpCounter", "the second OpCounter"))
 
@@ -149,22 +173,31 @@ def check_values(tol):
             if w is None:
                 continue
             if g is None:
-                fail(where, f"第 {i} 个结果不是张量（__torch_dispatch__ 要返回 func 的结果）",
-                     f"result {i} is not a tensor (__torch_dispatch__ must return what func returned)")
+                fail(
+                    where,
+                    f"第 {i} 个结果不是张量（__torch_dispatch__ 要返回 func 的结果）",
+                    f"result {i} is not a tensor (__torch_dispatch__ must return what func returned)",
+                )
             if g.dtype != w.dtype or g.shape != w.shape:
-                fail(where, f"第 {i} 个结果是 {g.dtype} {list(g.shape)}，应为 {w.dtype} {list(w.shape)}"
-                            f"（调用 func 时要原样传入 args 和 kwargs）",
-                     f"result {i} is {g.dtype} {list(g.shape)}, but should be {w.dtype} {list(w.shape)} "
-                     f"(call func with args and kwargs exactly as given)")
+                fail(
+                    where,
+                    f"第 {i} 个结果是 {g.dtype} {list(g.shape)}，应为 {w.dtype} {list(w.shape)}"
+                    f"（调用 func 时要原样传入 args 和 kwargs）",
+                    f"result {i} is {g.dtype} {list(g.shape)}, but should be {w.dtype} {list(w.shape)} "
+                    f"(call func with args and kwargs exactly as given)",
+                )
             if w.is_floating_point():
                 rtol, atol = tol(w.dtype)
                 ok = torch.allclose(g.double(), w.double(), rtol=rtol, atol=atol, equal_nan=True)
             else:
                 ok = torch.equal(g, w)
             if not ok:
-                fail(where, f"第 {i} 个结果的数值不对（调用 func 时要原样传入 args 和 kwargs，并返回它的结果）",
-                     f"result {i} has wrong values (call func with args and kwargs exactly as given, and "
-                     f"return its result)")
+                fail(
+                    where,
+                    f"第 {i} 个结果的数值不对（调用 func 时要原样传入 args 和 kwargs，并返回它的结果）",
+                    f"result {i} has wrong values (call func with args and kwargs exactly as given, and "
+                    f"return its result)",
+                )
 
     return check
 
@@ -183,8 +216,11 @@ def check_sdpa(tol):
             rtol, atol = tol(q.dtype)
             for name, got, want in zip("qkv", obs["grads"], grads):
                 if got is None:
-                    fail(where, f"{name}.grad 是 None：out.sum().backward() 要在传入的 q, k, v 上运行",
-                         f"{name}.grad is None: out.sum().backward() must run on the q, k, v passed in")
+                    fail(
+                        where,
+                        f"{name}.grad 是 None：out.sum().backward() 要在传入的 q, k, v 上运行",
+                        f"{name}.grad is None: out.sum().backward() must run on the q, k, v passed in",
+                    )
                 if got.shape != want.shape or not torch.allclose(got.double(), want.double(), rtol=rtol, atol=atol):
                     fail(where, f"{name}.grad 的数值不对", f"{name}.grad has wrong values")
 
@@ -192,6 +228,7 @@ def check_sdpa(tol):
 
 
 # ---------------------------------------------------------------- inputs
+
 
 def randn(g, *shape, dtype=torch.float32):
     return torch.randn(*shape, generator=g, dtype=torch.float64).to(dtype)
@@ -201,12 +238,19 @@ def make_inputs(name, seed, dtype=torch.float32, batch=2, d=16, hidden=32, out=8
     """Seeded keyword inputs for PROGRAMS[name]."""
     g = torch.Generator().manual_seed(seed)
     if name == "rmsnorm_linear_silu":
-        return {"x": randn(g, batch, d, dtype=dtype), "w": 1 + 0.1 * randn(g, d, dtype=dtype),
-                "lin": randn(g, hidden, d, dtype=dtype) / d ** 0.5}
+        return {
+            "x": randn(g, batch, d, dtype=dtype),
+            "w": 1 + 0.1 * randn(g, d, dtype=dtype),
+            "lin": randn(g, hidden, d, dtype=dtype) / d**0.5,
+        }
     if name in ("mlp", "mlp_backward"):
-        return {"x": randn(g, batch, 3, d, dtype=dtype), "w1": randn(g, hidden, d, dtype=dtype) / d ** 0.5,
-                "b1": randn(g, hidden, dtype=dtype), "w2": randn(g, out, hidden, dtype=dtype) / hidden ** 0.5,
-                "b2": randn(g, out, dtype=dtype)}
+        return {
+            "x": randn(g, batch, 3, d, dtype=dtype),
+            "w1": randn(g, hidden, d, dtype=dtype) / d**0.5,
+            "b1": randn(g, hidden, dtype=dtype),
+            "w2": randn(g, out, hidden, dtype=dtype) / hidden**0.5,
+            "b2": randn(g, out, dtype=dtype),
+        }
     if name in ("keyword_ops", "inplace_and_views"):
         return {"x": randn(g, batch + 2, d, dtype=dtype)}
     raise KeyError(name)
@@ -226,12 +270,20 @@ def make_qkv(seed, batch, heads, q_len, kv_len, dim, v_dim=None, dtype=torch.flo
 # ---------------------------------------------------------------- the helpers as fixtures
 # (tests take them as fixtures rather than importing conftest)
 
+
 @pytest.fixture(scope="session")
 def ex():
     """The helpers above: ex.expected_program, ex.expected_sdpa, ex.add_counts, ex.check_counts,
     ex.check_mapping, ex.check_two_counters, ex.make_inputs, ex.make_qkv, ex.MLP_GRAD."""
 
     return types.SimpleNamespace(
-        expected_program=expected_program, expected_sdpa=expected_sdpa, add_counts=add_counts,
-        check_counts=check_counts, check_mapping=check_mapping, check_two_counters=check_two_counters,
-        make_inputs=make_inputs, make_qkv=make_qkv, MLP_GRAD=MLP_GRAD)
+        expected_program=expected_program,
+        expected_sdpa=expected_sdpa,
+        add_counts=add_counts,
+        check_counts=check_counts,
+        check_mapping=check_mapping,
+        check_two_counters=check_two_counters,
+        make_inputs=make_inputs,
+        make_qkv=make_qkv,
+        MLP_GRAD=MLP_GRAD,
+    )

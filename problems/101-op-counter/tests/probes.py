@@ -33,6 +33,7 @@ _cat = torch.cat
 # Shared with the checker, which imports this file to run them under its own mode. Each takes
 # tensors by keyword and returns a tuple of tensors.
 
+
 def rmsnorm_linear_silu(x, w, lin):
     """The chapter's example: RMSNorm, then a Linear without bias, then SiLU."""
     h = x * _rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6) * w
@@ -70,13 +71,15 @@ def inplace_and_views(x):
     return (y, _cat([z, z.neg()]))
 
 
-PROGRAMS = types.MappingProxyType({  # read-only: a submission must not swap a program
-    "rmsnorm_linear_silu": rmsnorm_linear_silu,
-    "mlp": mlp,
-    "mlp_backward": mlp_backward,
-    "keyword_ops": keyword_ops,
-    "inplace_and_views": inplace_and_views,
-})
+PROGRAMS = types.MappingProxyType(
+    {  # read-only: a submission must not swap a program
+        "rmsnorm_linear_silu": rmsnorm_linear_silu,
+        "mlp": mlp,
+        "mlp_backward": mlp_backward,
+        "keyword_ops": keyword_ops,
+        "inplace_and_views": inplace_and_views,
+    }
+)
 
 
 def prepare(inputs, grad=()):
@@ -89,6 +92,7 @@ def prepare(inputs, grad=()):
 
 
 # ---------------------------------------------------------------- helpers (not probes)
+
 
 def _plain(t):
     if isinstance(t, _Tensor):
@@ -109,14 +113,25 @@ def _read_counts(counts):
     str or whose value is not an int are reported in ``bad`` as {"key", "key_type", "value",
     "value_type"} (reprs and type names); entries with a count of 0 are dropped (a Counter treats
     them as absent)."""
-    obs = {"type": type(counts).__name__, "has_counts": True, "is_mapping": isinstance(counts, _Mapping),
-           "counts": {}, "bad": []}
+    obs = {
+        "type": type(counts).__name__,
+        "has_counts": True,
+        "is_mapping": isinstance(counts, _Mapping),
+        "counts": {},
+        "bad": [],
+    }
     if not obs["is_mapping"]:
         return obs
     for key, value in list(counts.items()):
         if type(key) is not str or type(value) is not int:
-            obs["bad"].append({"key": repr(key)[:60], "key_type": type(key).__name__,
-                               "value": repr(value)[:40], "value_type": type(value).__name__})
+            obs["bad"].append(
+                {
+                    "key": repr(key)[:60],
+                    "key_type": type(key).__name__,
+                    "value": repr(value)[:40],
+                    "value_type": type(value).__name__,
+                }
+            )
         elif value != 0:
             obs["counts"][key] = value
         if len(obs["bad"]) >= 3:
@@ -132,11 +147,11 @@ def _counter_counts(counter):
 
 # ---------------------------------------------------------------- probes: OpCounter
 
+
 def new_counter(solution):
     """Create one OpCounter and describe it before it has seen anything."""
     counter = solution.OpCounter()
-    return {"is_dispatch_mode": isinstance(counter, _TorchDispatchMode),
-            "counts": _counter_counts(counter)}
+    return {"is_dispatch_mode": isinstance(counter, _TorchDispatchMode), "counts": _counter_counts(counter)}
 
 
 def count_program(solution, name, inputs, grad=()):
@@ -179,11 +194,16 @@ def nested_counters(solution, outer_program, outer_inputs, inner_program, inner_
         out_outer = PROGRAMS[outer_program](**prepare(outer_inputs))
         with inner:
             out_inner = PROGRAMS[inner_program](**prepare(inner_inputs))
-    return {"outer": _counter_counts(outer), "inner": _counter_counts(inner),
-            "outer_outputs": _outputs(out_outer), "inner_outputs": _outputs(out_inner)}
+    return {
+        "outer": _counter_counts(outer),
+        "inner": _counter_counts(inner),
+        "outer_outputs": _outputs(out_outer),
+        "inner_outputs": _outputs(out_inner),
+    }
 
 
 # ---------------------------------------------------------------- probes: count_sdpa_ops
+
 
 def count_sdpa(solution, q, k, v, options):
     """count_sdpa_ops(q, k, v, **options). With options["backward"] true, q, k and v are first
@@ -192,5 +212,4 @@ def count_sdpa(solution, q, k, v, options):
     if backward:
         q, k, v = (t.detach().requires_grad_(True) for t in (q, k, v))
     result = solution.count_sdpa_ops(q, k, v, **options)
-    return {"counts": _read_counts(result),
-            "grads": [_plain(t.grad) for t in (q, k, v)] if backward else None}
+    return {"counts": _read_counts(result), "grads": [_plain(t.grad) for t in (q, k, v)] if backward else None}

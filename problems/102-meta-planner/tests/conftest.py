@@ -29,9 +29,19 @@ PROBES = _load_probes()
 
 # ---------------------------------------------------------------- specs
 
+
 def lm(vocab, dim, heads, ffn, layers, tie, dtype="float32", norm_fp32=False):
-    return {"kind": "lm", "vocab": vocab, "dim": dim, "heads": heads, "ffn": ffn, "layers": layers,
-            "tie": tie, "dtype": dtype, "norm_fp32": norm_fp32}
+    return {
+        "kind": "lm",
+        "vocab": vocab,
+        "dim": dim,
+        "heads": heads,
+        "ffn": ffn,
+        "layers": layers,
+        "tie": tie,
+        "dtype": dtype,
+        "norm_fp32": norm_fp32,
+    }
 
 
 def mlp(widths, bias, repeat=1, dtype="float32"):
@@ -48,6 +58,7 @@ REAL_SIZE_F32_TIED = lm(152064, 8192, 64, 28672, 8, tie=True, dtype="float32")
 
 
 # ---------------------------------------------------------------- expected values
+
 
 def expected_estimate(spec):
     """The answer, and the usual wrong answers (for hints), from the spec built on meta."""
@@ -66,8 +77,7 @@ def expected_estimate(spec):
         "_params_with_buffers": sum(t.numel() for t in params + buffers),
         "_param_bytes_at_4": 4 * sum(p.numel() for p in params),
         "_state_dict_numel": sum(t.numel() for t in state.values()),
-        "_buffer_bytes_persistent_only": nbytes(
-            [b for name, b in m.named_buffers() if name in state]),
+        "_buffer_bytes_persistent_only": nbytes([b for name, b in m.named_buffers() if name in state]),
         "_buffer_bytes_at_4": 4 * sum(b.numel() for b in buffers),
     }
 
@@ -91,6 +101,7 @@ def expected_shape(spec, input_shape):
 # Each fails with one message in both languages. ``where`` is a (zh, en) pair naming the model
 # (and input) that was checked.
 
+
 def fail(where, zh, en):
     raise AssertionError(msg(f"{where[0]}：{zh}", f"{where[1]}: {en}"))
 
@@ -98,13 +109,19 @@ def fail(where, zh, en):
 def check_built(obs, where):
     built = obs["built"]
     if not built:
-        fail(where, "没有调用 build()——模型要由传入的 build() 构建",
-             "build() was never called: build the model with the build() you are given")
+        fail(
+            where,
+            "没有调用 build()——模型要由传入的 build() 构建",
+            "build() was never called: build the model with the build() you are given",
+        )
     for place in built:
         if place == "real":
-            fail(where, "build() 在 CPU 上分配了真实的权重：要在 meta 设备上（with torch.device(\"meta\")）或 FakeTensorMode 里调用 build()",
-                 "build() allocated real weights on the CPU: call build() on the meta device "
-                 "(with torch.device(\"meta\")) or inside FakeTensorMode")
+            fail(
+                where,
+                'build() 在 CPU 上分配了真实的权重：要在 meta 设备上（with torch.device("meta")）或 FakeTensorMode 里调用 build()',
+                "build() allocated real weights on the CPU: call build() on the meta device "
+                '(with torch.device("meta")) or inside FakeTensorMode',
+            )
         if place not in ("meta", "fake", "fake+meta"):
             fail(where, f"build() 的结果不对：{place}", f"unexpected result of build(): {place}")
 
@@ -112,15 +129,36 @@ def check_built(obs, where):
 # Usual wrong answers, recognised by value: (key, alternative from expected_estimate, zh, en)
 ESTIMATE_HINTS = [
     ("params", "_params_counting_shared_twice", "共享（tied）的权重只能算一次", "a shared (tied) weight counts once"),
-    ("params", "_params_with_buffers", "buffer 不是参数，不要算进 params", "buffers are not parameters: leave them out of params"),
-    ("params", "_state_dict_numel", "state_dict 会把共享的权重各列一次、还含有 buffer；要数 parameters()",
-     "state_dict lists a shared weight once per name and holds buffers too: count parameters()"),
-    ("param_bytes", "_param_bytes_at_4", "字节数要按每个参数自己的 dtype 算（numel × element_size）",
-     "count bytes with each parameter's own dtype (numel × element_size)"),
-    ("buffer_bytes", "_buffer_bytes_persistent_only", "non-persistent 的 buffer（不在 state_dict 里）也占内存，要算进去",
-     "non-persistent buffers (absent from state_dict) take memory too: count them"),
-    ("buffer_bytes", "_buffer_bytes_at_4", "字节数要按每个 buffer 自己的 dtype 算（numel × element_size）",
-     "count bytes with each buffer's own dtype (numel × element_size)"),
+    (
+        "params",
+        "_params_with_buffers",
+        "buffer 不是参数，不要算进 params",
+        "buffers are not parameters: leave them out of params",
+    ),
+    (
+        "params",
+        "_state_dict_numel",
+        "state_dict 会把共享的权重各列一次、还含有 buffer；要数 parameters()",
+        "state_dict lists a shared weight once per name and holds buffers too: count parameters()",
+    ),
+    (
+        "param_bytes",
+        "_param_bytes_at_4",
+        "字节数要按每个参数自己的 dtype 算（numel × element_size）",
+        "count bytes with each parameter's own dtype (numel × element_size)",
+    ),
+    (
+        "buffer_bytes",
+        "_buffer_bytes_persistent_only",
+        "non-persistent 的 buffer（不在 state_dict 里）也占内存，要算进去",
+        "non-persistent buffers (absent from state_dict) take memory too: count them",
+    ),
+    (
+        "buffer_bytes",
+        "_buffer_bytes_at_4",
+        "字节数要按每个 buffer 自己的 dtype 算（numel × element_size）",
+        "count bytes with each buffer's own dtype (numel × element_size)",
+    ),
 ]
 KEYS = ("params", "param_bytes", "buffer_bytes")
 
@@ -128,16 +166,24 @@ KEYS = ("params", "param_bytes", "buffer_bytes")
 def check_estimate(obs, spec, where):
     check_built(obs, where)
     if obs["result"] is None:
-        fail(where, f"estimate 应返回 dict，实际返回了 {obs['type']}", f"estimate must return a dict, not {obs['type']}")
+        fail(
+            where, f"estimate 应返回 dict，实际返回了 {obs['type']}", f"estimate must return a dict, not {obs['type']}"
+        )
     want, got = expected_estimate(spec), obs["result"]
     for key in KEYS:
         if key not in got:
-            fail(where, f"返回的 dict 缺少键 \"{key}\"（应有 params、param_bytes、buffer_bytes）",
-                 f"the dict returned lacks the key \"{key}\" (it needs params, param_bytes and buffer_bytes)")
+            fail(
+                where,
+                f'返回的 dict 缺少键 "{key}"（应有 params、param_bytes、buffer_bytes）',
+                f'the dict returned lacks the key "{key}" (it needs params, param_bytes and buffer_bytes)',
+            )
         value = got[key]
         if type(value) is not int:
-            fail(where, f"{key} 应是 int，实际是 {value['type']}（{value['repr']}）",
-                 f"{key} must be an int, not {value['type']} ({value['repr']})")
+            fail(
+                where,
+                f"{key} 应是 int，实际是 {value['type']}（{value['repr']}）",
+                f"{key} must be an int, not {value['type']} ({value['repr']})",
+            )
     for key in KEYS:
         if got[key] == want[key]:
             continue
@@ -149,12 +195,18 @@ def check_estimate(obs, spec, where):
 def check_shape(obs, spec, input_shape, where):
     check_built(obs, where)
     if obs["result"] is None:
-        fail(where, f"output_shape 应返回由 int 组成的 tuple（torch.Size 也可以），实际返回了 {obs['type']}：{obs['repr']}",
-             f"output_shape must return a tuple of ints (a torch.Size will do), not {obs['type']}: {obs['repr']}")
+        fail(
+            where,
+            f"output_shape 应返回由 int 组成的 tuple（torch.Size 也可以），实际返回了 {obs['type']}：{obs['repr']}",
+            f"output_shape must return a tuple of ints (a torch.Size will do), not {obs['type']}: {obs['repr']}",
+        )
     want = expected_shape(spec, input_shape)
     if obs["result"] != want:
-        fail(where, f"输出形状是 {tuple(obs['result'])}，应为 {tuple(want)}",
-             f"the output shape is {tuple(obs['result'])}; it should be {tuple(want)}")
+        fail(
+            where,
+            f"输出形状是 {tuple(obs['result'])}，应为 {tuple(want)}",
+            f"the output shape is {tuple(obs['result'])}; it should be {tuple(want)}",
+        )
 
 
 # torch's advice here (allow_non_fake_inputs) hides the lesson: a FakeTensorMode only accepts tensors it created.
@@ -171,12 +223,15 @@ def output_shape(probe, remote):
             return remote.call("output_shape", *args)
         except LearnerError as exc:
             if any(text in exc.message for text in MIXED_FAKE):
-                raise AssertionError(msg(
-                    "FakeTensorMode 只接受它自己创建的张量：要么在 FakeTensorMode 里同时建模型和输入，要么模型和输入都放在 "
-                    "meta 设备上，两种方式不要混用（不必照 torch 的提示打开 allow_non_fake_inputs）",
-                    "FakeTensorMode accepts only tensors it created itself: either build both the model and the "
-                    "input inside FakeTensorMode, or put both on the meta device, not a mix of the two (no need "
-                    "for the allow_non_fake_inputs that torch suggests)")) from None
+                raise AssertionError(
+                    msg(
+                        "FakeTensorMode 只接受它自己创建的张量：要么在 FakeTensorMode 里同时建模型和输入，要么模型和输入都放在 "
+                        "meta 设备上，两种方式不要混用（不必照 torch 的提示打开 allow_non_fake_inputs）",
+                        "FakeTensorMode accepts only tensors it created itself: either build both the model and the "
+                        "input inside FakeTensorMode, or put both on the meta device, not a mix of the two (no need "
+                        "for the allow_non_fake_inputs that torch suggests)",
+                    )
+                ) from None
             # Any other error: run it again through probe() for the usual message (hint, error, line).
             return probe("output_shape", *args, hint=hint)
 
@@ -187,6 +242,13 @@ def output_shape(probe, remote):
 def ex():
     """The helpers above, for the tests: ex.lm(...), ex.check_estimate(obs, spec, where), ..."""
     return types.SimpleNamespace(
-        lm=lm, mlp=mlp, convnet=convnet, REAL_SIZE_BF16=REAL_SIZE_BF16, REAL_SIZE_F32_TIED=REAL_SIZE_F32_TIED,
-        expected_estimate=expected_estimate, expected_shape=expected_shape,
-        check_estimate=check_estimate, check_shape=check_shape)
+        lm=lm,
+        mlp=mlp,
+        convnet=convnet,
+        REAL_SIZE_BF16=REAL_SIZE_BF16,
+        REAL_SIZE_F32_TIED=REAL_SIZE_F32_TIED,
+        expected_estimate=expected_estimate,
+        expected_shape=expected_shape,
+        check_estimate=check_estimate,
+        check_shape=check_shape,
+    )

@@ -25,6 +25,7 @@ _DTYPES = types.MappingProxyType({"float32": torch.float32, "bfloat16": torch.bf
 # Every tensor a forward creates uses the device of its input, so a forward runs on meta
 # tensors and on fake tensors alike.
 
+
 class RMSNorm(nn.Module):
     def __init__(self, dim, dtype):
         super().__init__()
@@ -113,7 +114,7 @@ class MLPStack(nn.Module):
         super().__init__()
         self.inp = _linear(widths[0], widths[1], bias, dtype)
         self.hidden = _linear(widths[1], widths[1], bias, dtype)
-        self.layers = nn.ModuleList([self.hidden] * repeat)   # one module, registered repeat times
+        self.layers = nn.ModuleList([self.hidden] * repeat)  # one module, registered repeat times
         self.rest = nn.ModuleList(_linear(a, b, bias, dtype) for a, b in zip(widths[1:-1], widths[2:]))
 
     def forward(self, x):
@@ -136,8 +137,11 @@ class ConvNet(nn.Module):
         self.register_buffer("calls", torch.zeros((), dtype=torch.int64), persistent=False)
         stages = []
         for c_in, c_out in zip(channels, channels[1:]):
-            stages += [nn.Conv2d(c_in, c_out, kernel, stride=2, padding=kernel // 2, dtype=dtype),
-                       nn.BatchNorm2d(c_out, dtype=dtype), nn.ReLU()]
+            stages += [
+                nn.Conv2d(c_in, c_out, kernel, stride=2, padding=kernel // 2, dtype=dtype),
+                nn.BatchNorm2d(c_out, dtype=dtype),
+                nn.ReLU(),
+            ]
         self.stages = nn.Sequential(*stages)
 
     def forward(self, x):
@@ -150,8 +154,9 @@ def build_module(spec):
     dtype = _DTYPES[spec.get("dtype", "float32")]
     if kind == "lm":
         norm_dtype = torch.float32 if spec.get("norm_fp32") else dtype
-        return DecoderLM(spec["vocab"], spec["dim"], spec["heads"], spec["ffn"], spec["layers"],
-                         spec["tie"], dtype, norm_dtype)
+        return DecoderLM(
+            spec["vocab"], spec["dim"], spec["heads"], spec["ffn"], spec["layers"], spec["tie"], dtype, norm_dtype
+        )
     if kind == "mlp":
         return MLPStack(spec["widths"], spec["bias"], spec.get("repeat", 1), dtype)
     if kind == "convnet":
@@ -160,6 +165,7 @@ def build_module(spec):
 
 
 # ---------------------------------------------------------------- helpers (not probes)
+
 
 def _where(module):
     """Where a module's weights live: "meta", "fake" or "real" (anything else)."""
@@ -176,6 +182,7 @@ def _builder(spec, log):
         module = build_module(spec)
         log.append(_where(module))
         return module
+
     return build
 
 
@@ -186,6 +193,7 @@ def _value(v):
 
 
 # ---------------------------------------------------------------- probes
+
 
 def estimate(solution, spec):
     """estimate(build); the result as plain data and where each build() put its weights."""

@@ -20,17 +20,36 @@ def _conv(channels, kernel, dtype="float32"):
     return {"kind": "convnet", "channels": channels, "kernel": kernel, "dtype": dtype}
 
 
-REAL_BF16 = {"kind": "lm", "vocab": 152064, "dim": 8192, "heads": 64, "ffn": 28672, "layers": 8,
-             "tie": False, "dtype": "bfloat16", "norm_fp32": True}
-REAL_F32_TIED = {"kind": "lm", "vocab": 152064, "dim": 8192, "heads": 64, "ffn": 28672, "layers": 8,
-                 "tie": True, "dtype": "float32"}
+REAL_BF16 = {
+    "kind": "lm",
+    "vocab": 152064,
+    "dim": 8192,
+    "heads": 64,
+    "ffn": 28672,
+    "layers": 8,
+    "tie": False,
+    "dtype": "bfloat16",
+    "norm_fp32": True,
+}
+REAL_F32_TIED = {
+    "kind": "lm",
+    "vocab": 152064,
+    "dim": 8192,
+    "heads": 64,
+    "ffn": 28672,
+    "layers": 8,
+    "tie": True,
+    "dtype": "float32",
+}
 
 ESTIMATE_CASES = [
     ("lm-tied-float32", _lm()),
     ("lm-untied-float32", _lm(tie=False)),
     ("lm-tied-bfloat16", _lm(vocab=257, dim=48, heads=6, ffn=96, layers=3, dtype="bfloat16")),
-    ("lm-bfloat16-fp32-norms", _lm(vocab=300, dim=64, heads=8, ffn=160, layers=1, tie=False,
-                                   dtype="bfloat16", norm_fp32=True)),
+    (
+        "lm-bfloat16-fp32-norms",
+        _lm(vocab=300, dim=64, heads=8, ffn=160, layers=1, tie=False, dtype="bfloat16", norm_fp32=True),
+    ),
     ("lm-no-blocks", _lm(layers=0)),
     ("mlp-bias", _mlp([10, 20, 30, 5], True)),
     ("mlp-no-bias-float16", _mlp([12, 24, 6], False, dtype="float16")),
@@ -42,8 +61,10 @@ ESTIMATE_CASES = [
 ]
 
 
-@pytest.mark.hint("estimate：参数个数、参数与 buffer 的字节数（更多模型、dtype 与共享方式）",
-                  "estimate: parameter count, parameter and buffer bytes (more models, dtypes and sharing)")
+@pytest.mark.hint(
+    "estimate：参数个数、参数与 buffer 的字节数（更多模型、dtype 与共享方式）",
+    "estimate: parameter count, parameter and buffer bytes (more models, dtypes and sharing)",
+)
 @pytest.mark.parametrize("spec", [c[1] for c in ESTIMATE_CASES], ids=[c[0] for c in ESTIMATE_CASES])
 def test_estimate(probe, ex, spec):
     obs = probe("estimate", spec, hint=msg("estimate(build) 出错", "estimate(build) failed"))
@@ -66,13 +87,17 @@ SHAPE_CASES = [
 ]
 
 
-@pytest.mark.hint("output_shape：输出形状（更多模型、输入形状与 dtype）",
-                  "output_shape: the output shape (more models, input shapes and dtypes)")
+@pytest.mark.hint(
+    "output_shape：输出形状（更多模型、输入形状与 dtype）",
+    "output_shape: the output shape (more models, input shapes and dtypes)",
+)
 @pytest.mark.parametrize("spec,shape,dtype", [c[1:] for c in SHAPE_CASES], ids=[c[0] for c in SHAPE_CASES])
 def test_output_shape(output_shape, ex, spec, shape, dtype):
     args = (spec, shape) if dtype is None else (spec, shape, dtype)
-    obs = output_shape(*args, hint=msg("output_shape(build, input_shape, dtype) 出错",
-                                                "output_shape(build, input_shape, dtype) failed"))
+    obs = output_shape(
+        *args,
+        hint=msg("output_shape(build, input_shape, dtype) 出错", "output_shape(build, input_shape, dtype) failed"),
+    )
     ex.check_shape(obs, spec, shape, _where(spec))
 
 

@@ -15,27 +15,44 @@ REAL_SIZE = ("100 亿参数的模型（bf16，norm 为 fp32）", "the 10^10-para
 def test_estimate_small_lm_with_tied_lm_head(probe, ex):
     spec = ex.lm(vocab=100, dim=32, heads=4, ffn=64, layers=2, tie=True)
     obs = probe("estimate", spec, hint=ESTIMATE_FAILED)
-    ex.check_estimate(obs, spec, ("小语言模型（lm_head 与 embedding 共享权重）",
-                                  "a small language model (lm_head shares the embedding's weight)"))
+    ex.check_estimate(
+        obs,
+        spec,
+        (
+            "小语言模型（lm_head 与 embedding 共享权重）",
+            "a small language model (lm_head shares the embedding's weight)",
+        ),
+    )
 
 
 def test_estimate_mlp_with_a_module_used_twice(probe, ex):
     spec = ex.mlp([8, 16, 16, 4], bias=True, repeat=2)
     obs = probe("estimate", spec, hint=ESTIMATE_FAILED)
-    ex.check_estimate(obs, spec, ("MLP（同一个隐藏层模块注册在两个位置）", "an MLP (one hidden-layer module registered twice)"))
+    ex.check_estimate(
+        obs, spec, ("MLP（同一个隐藏层模块注册在两个位置）", "an MLP (one hidden-layer module registered twice)")
+    )
 
 
 def test_estimate_convnet_counts_every_buffer(probe, ex):
     spec = ex.convnet(channels=[3, 8, 16], kernel=3)
     obs = probe("estimate", spec, hint=ESTIMATE_FAILED)
-    ex.check_estimate(obs, spec, ("卷积网络（BatchNorm 的 buffer 与自己注册的 buffer）",
-                                  "a conv net (BatchNorm's buffers and its own registered buffers)"))
+    ex.check_estimate(
+        obs,
+        spec,
+        (
+            "卷积网络（BatchNorm 的 buffer 与自己注册的 buffer）",
+            "a conv net (BatchNorm's buffers and its own registered buffers)",
+        ),
+    )
 
 
 def test_estimate_real_size_model_without_allocating(probe, ex):
     spec = ex.REAL_SIZE_BF16
-    obs = probe("estimate", spec, hint=msg("estimate(build) 在 100 亿参数的模型上出错",
-                                           "estimate(build) failed on the 10^10-parameter model"))
+    obs = probe(
+        "estimate",
+        spec,
+        hint=msg("estimate(build) 在 100 亿参数的模型上出错", "estimate(build) failed on the 10^10-parameter model"),
+    )
     ex.check_estimate(obs, spec, REAL_SIZE)
 
 
@@ -47,14 +64,23 @@ def test_output_shape_small_lm_default_dtype(output_shape, ex):
 
 def test_output_shape_mlp_bfloat16_input(output_shape, ex):
     spec = ex.mlp([16, 32, 24, 8], bias=True, repeat=2, dtype="bfloat16")
-    obs = output_shape(spec, (4, 3, 16), torch.bfloat16,
-                hint=msg("output_shape(build, (4, 3, 16), torch.bfloat16) 出错",
-                         "output_shape(build, (4, 3, 16), torch.bfloat16) failed"))
+    obs = output_shape(
+        spec,
+        (4, 3, 16),
+        torch.bfloat16,
+        hint=msg(
+            "output_shape(build, (4, 3, 16), torch.bfloat16) 出错",
+            "output_shape(build, (4, 3, 16), torch.bfloat16) failed",
+        ),
+    )
     ex.check_shape(obs, spec, (4, 3, 16), ("MLP，bf16 输入 [4, 3, 16]", "an MLP, a bf16 input [4, 3, 16]"))
 
 
 def test_output_shape_real_size_model(output_shape, ex):
     spec = ex.REAL_SIZE_BF16
-    obs = output_shape(spec, (1, 16), hint=msg("output_shape 在 100 亿参数的模型上出错",
-                                                        "output_shape failed on the 10^10-parameter model"))
+    obs = output_shape(
+        spec,
+        (1, 16),
+        hint=msg("output_shape 在 100 亿参数的模型上出错", "output_shape failed on the 10^10-parameter model"),
+    )
     ex.check_shape(obs, spec, (1, 16), (REAL_SIZE[0] + "，输入 token id [1, 16]", REAL_SIZE[1] + ", token ids [1, 16]"))

@@ -32,6 +32,7 @@ def close(problem):
 
 # ---------------------------------------------------------------- inputs and expected values
 
+
 def _make_input(seed, shape, dtype, scale=2.0):
     g = torch.Generator().manual_seed(seed)
     return (torch.randn(*shape, generator=g, dtype=torch.float64) * scale).to(dtype)
@@ -84,6 +85,7 @@ def expected_grad(x, grad_out):
 # ---------------------------------------------------------------- shared checks
 # Each fails with msg(zh, en): what is wrong, and where. `where` is a (zh, en) pair naming the call.
 
+
 @pytest.fixture(scope="session")
 def check_out(close):
     """check_out(out, x, where): dtype, shape and values of one output."""
@@ -92,13 +94,19 @@ def check_out(close):
         wz, we = where
         assert out is not None, msg(f"{wz}：silu_and_mul 没有返回张量", f"{we}: silu_and_mul returned no tensor")
         want, got = _out_shape(list(x.shape)), list(out.shape)
-        assert got == want, msg(f"{wz}：输出形状是 {got}，应为 {want}（最后一维减半）",
-                                f"{we}: the output has shape {got}, expected {want} (the last dimension halved)")
-        assert out.dtype == x.dtype, msg(f"{wz}：输出 dtype 是 {out.dtype}，应与输入相同（{x.dtype}）",
-                                         f"{we}: the output dtype is {out.dtype}, expected the input's ({x.dtype})")
+        assert got == want, msg(
+            f"{wz}：输出形状是 {got}，应为 {want}（最后一维减半）",
+            f"{we}: the output has shape {got}, expected {want} (the last dimension halved)",
+        )
+        assert out.dtype == x.dtype, msg(
+            f"{wz}：输出 dtype 是 {out.dtype}，应与输入相同（{x.dtype}）",
+            f"{we}: the output dtype is {out.dtype}, expected the input's ({x.dtype})",
+        )
         ok, worst = close(out, expected(x), x.dtype)
-        assert ok, msg(f"{wz}：输出数值不对（最大误差 {worst:.3g}），应为 silu(x[..., :d]) * x[..., d:]",
-                       f"{we}: wrong output values (largest error {worst:.3g}); expected silu(x[..., :d]) * x[..., d:]")
+        assert ok, msg(
+            f"{wz}：输出数值不对（最大误差 {worst:.3g}），应为 silu(x[..., :d]) * x[..., d:]",
+            f"{we}: wrong output values (largest error {worst:.3g}); expected silu(x[..., :d]) * x[..., d:]",
+        )
 
     return check
 
@@ -109,13 +117,15 @@ def check_eager(check_out):
 
     def check(obs, x):
         check_out(obs["out"], x, ("eager 调用", "eager call"))
-        assert not obs["x_changed"], msg("silu_and_mul 修改了输入 x：它只能读 x，结果写进新张量",
-                                         "silu_and_mul modified its input x: it may only read x and must "
-                                         "write the result into a new tensor")
+        assert not obs["x_changed"], msg(
+            "silu_and_mul 修改了输入 x：它只能读 x，结果写进新张量",
+            "silu_and_mul modified its input x: it may only read x and must write the result into a new tensor",
+        )
         assert not obs["shares_input_memory"], msg(
             "silu_and_mul 的输出与输入共享内存：输出必须是新张量（例如切片的视图要 .clone()）",
             "the output of silu_and_mul shares memory with its input: it must be a new tensor "
-            "(.clone() a view of x, for example)")
+            "(.clone() a view of x, for example)",
+        )
 
     return check
 
@@ -129,43 +139,60 @@ def check_grad(close):
         assert obs["out_requires_grad"], msg(
             f"{wz}：输出不需要梯度——反向要用 torch.library.register_autograd 注册在算子上",
             f"{we}: the output does not require grad: register the backward on the operator "
-            "with torch.library.register_autograd")
+            "with torch.library.register_autograd",
+        )
         got = obs["x_grad"]
         assert got is not None, msg(f"{wz}：x 没有得到梯度", f"{we}: x received no gradient")
         assert list(got.shape) == list(x.shape), msg(
             f"{wz}：x 的梯度形状是 {list(got.shape)}，应与 x 相同（{list(x.shape)}）",
-            f"{we}: the gradient of x has shape {list(got.shape)}, expected the shape of x ({list(x.shape)})")
+            f"{we}: the gradient of x has shape {list(got.shape)}, expected the shape of x ({list(x.shape)})",
+        )
         ok, worst = close(got, expected_grad(x, grad_out), x.dtype)
-        assert ok, msg(f"{wz}：x 的梯度不对（最大误差 {worst:.3g}）；d silu(a) / da = s + a * s * (1 - s)",
-                       f"{we}: wrong gradient of x (largest error {worst:.3g}); d silu(a) / da = s + a * s * (1 - s)")
+        assert ok, msg(
+            f"{wz}：x 的梯度不对（最大误差 {worst:.3g}）；d silu(a) / da = s + a * s * (1 - s)",
+            f"{we}: wrong gradient of x (largest error {worst:.3g}); d silu(a) / da = s + a * s * (1 - s)",
+        )
 
     return check
 
 
 OPCHECK_HINTS = {
-    "test_schema": ("实现修改了输入，或输出与输入共享内存，与 schema 不一致",
-                    "the implementation modified its input or returned memory shared with it, "
-                    "which the schema does not declare"),
-    "test_autograd_registration": ("反向要用 register_autograd 注册在算子上",
-                                   "register the backward on the operator with register_autograd"),
-    "test_faketensor": ("fake 实现与真实实现的输出不一致，或 fake 实现读了数据",
-                        "the fake and the real implementation disagree, or the fake read data"),
-    "test_aot_dispatch_dynamic": ("在 AOTAutograd（符号形状下的前向/反向图）里跑不通",
-                                  "it fails under AOTAutograd (forward and backward graphs with symbolic shapes)"),
+    "test_schema": (
+        "实现修改了输入，或输出与输入共享内存，与 schema 不一致",
+        "the implementation modified its input or returned memory shared with it, which the schema does not declare",
+    ),
+    "test_autograd_registration": (
+        "反向要用 register_autograd 注册在算子上",
+        "register the backward on the operator with register_autograd",
+    ),
+    "test_faketensor": (
+        "fake 实现与真实实现的输出不一致，或 fake 实现读了数据",
+        "the fake and the real implementation disagree, or the fake read data",
+    ),
+    "test_aot_dispatch_dynamic": (
+        "在 AOTAutograd（符号形状下的前向/反向图）里跑不通",
+        "it fails under AOTAutograd (forward and backward graphs with symbolic shapes)",
+    ),
 }
 # opcheck's test_faketensor names the operator in a long preamble, then what differs (real first, fake second)
-_METADATA_PREAMBLE = re.compile(r"^MetadataMismatchError: When comparing the output of \S+ on FakeTensor and "
-                                r"concrete Tensors, found mismatched tensor metadata: ")
+_METADATA_PREAMBLE = re.compile(
+    r"^MetadataMismatchError: When comparing the output of \S+ on FakeTensor and "
+    r"concrete Tensors, found mismatched tensor metadata: "
+)
 _METADATA = {  # the start of torch's detail, lower-cased -> what it means here
     "shapes": ("fake 实现给出的输出形状与真实输出不同", "the fake's output shape differs from the real output's"),
     "dtypes": ("fake 实现给出的输出 dtype 与真实输出不同", "the fake's output dtype differs from the real output's"),
     "devices": ("fake 实现给出的输出设备与真实输出不同", "the fake's output device differs from the real output's"),
-    "stride": ("fake 实现的输出与真实输出的步长不同：两者都应是连续张量（用 x.new_empty(...)，不要返回 narrow 或切片得到的视图）",
-               "the fake's output has other strides than the real output: both must be contiguous "
-               "(use x.new_empty(...), not a narrowed or sliced view)"),
-    "storage offset": ("fake 实现的输出与真实输出的 storage offset 不同：两者都应从 offset 0 开始（视图要 .clone()）",
-                       "the fake's output has another storage offset than the real output: both must start at "
-                       "offset 0 (.clone() a view)"),
+    "stride": (
+        "fake 实现的输出与真实输出的步长不同：两者都应是连续张量（用 x.new_empty(...)，不要返回 narrow 或切片得到的视图）",
+        "the fake's output has other strides than the real output: both must be contiguous "
+        "(use x.new_empty(...), not a narrowed or sliced view)",
+    ),
+    "storage offset": (
+        "fake 实现的输出与真实输出的 storage offset 不同：两者都应从 offset 0 开始（视图要 .clone()）",
+        "the fake's output has another storage offset than the real output: both must start at "
+        "offset 0 (.clone() a view)",
+    ),
 }
 
 
@@ -201,17 +228,24 @@ def check_meta():
 def _check_meta(obs, shape, dtype, where):
     wz, we = where
     want = _out_shape(list(shape))
-    assert obs["is_tensor"], msg(f"{wz}：silu_and_mul 应返回一个张量，得到 {obs['type']}",
-                                 f"{we}: silu_and_mul should return a tensor, got {obs['type']}")
-    assert obs["shape"] == want, msg(f"{wz}：输出形状是 {obs['shape']}，应为 {want}（最后一维减半）",
-                                     f"{we}: the output has shape {obs['shape']}, expected {want} "
-                                     "(the last dimension halved)")
-    assert obs["dtype"] == str(dtype), msg(f"{wz}：输出 dtype 是 {obs['dtype']}，应为 {dtype}",
-                                           f"{we}: the output dtype is {obs['dtype']}, expected {dtype}")
+    assert obs["is_tensor"], msg(
+        f"{wz}：silu_and_mul 应返回一个张量，得到 {obs['type']}",
+        f"{we}: silu_and_mul should return a tensor, got {obs['type']}",
+    )
+    assert obs["shape"] == want, msg(
+        f"{wz}：输出形状是 {obs['shape']}，应为 {want}（最后一维减半）",
+        f"{we}: the output has shape {obs['shape']}, expected {want} (the last dimension halved)",
+    )
+    assert obs["dtype"] == str(dtype), msg(
+        f"{wz}：输出 dtype 是 {obs['dtype']}，应为 {dtype}",
+        f"{we}: the output dtype is {obs['dtype']}, expected {dtype}",
+    )
 
 
-NOT_FOUND = msg("没有找到 torch.ops.ex103.silu_and_mul：custom_op 的名字应为 \"ex103::silu_and_mul\"",
-                "torch.ops.ex103.silu_and_mul not found: the custom_op must be named \"ex103::silu_and_mul\"")
+NOT_FOUND = msg(
+    '没有找到 torch.ops.ex103.silu_and_mul：custom_op 的名字应为 "ex103::silu_and_mul"',
+    'torch.ops.ex103.silu_and_mul not found: the custom_op must be named "ex103::silu_and_mul"',
+)
 
 
 @pytest.fixture(scope="session")
@@ -226,16 +260,21 @@ def _check_schema(s):
     assert not written, msg(
         f"silu_and_mul 不修改输入，schema 却声明修改了 {written}（mutates_args 应为空元组）",
         f"silu_and_mul does not modify its input, yet the schema declares {written} as written "
-        "(mutates_args should be the empty tuple)")
+        "(mutates_args should be the empty tuple)",
+    )
     args = [(a["name"], a["type"]) for a in s["arguments"]]
-    assert args == [("x", "Tensor")], msg(f"silu_and_mul 的参数应为 (Tensor x)，schema 是 {s['text']}",
-                                          f"silu_and_mul should take (Tensor x); the schema is {s['text']}")
+    assert args == [("x", "Tensor")], msg(
+        f"silu_and_mul 的参数应为 (Tensor x)，schema 是 {s['text']}",
+        f"silu_and_mul should take (Tensor x); the schema is {s['text']}",
+    )
     assert len(s["returns"]) == 1 and s["returns"][0]["type"] == "Tensor", msg(
         f"silu_and_mul 应返回一个 Tensor，schema 是 {s['text']}",
-        f"silu_and_mul should return one Tensor; the schema is {s['text']}")
+        f"silu_and_mul should return one Tensor; the schema is {s['text']}",
+    )
     assert not s["returns"][0]["has_alias"], msg(
         "silu_and_mul 的输出应是新张量，schema 却标注它与输入别名",
-        "the output of silu_and_mul should be a new tensor, yet the schema marks it as an alias of the input")
+        "the output of silu_and_mul should be a new tensor, yet the schema marks it as an alias of the input",
+    )
 
 
 # ---------------------------------------------------------------- probe hints (what was being done)
@@ -244,22 +283,33 @@ HINTS = {
     "op_exists": msg("查找算子时出错", "looking up the operator failed"),
     "schema": msg("读取 schema 时出错", "reading the schema failed"),
     "eager": msg("eager 调用 silu_and_mul 时出错", "calling silu_and_mul eagerly failed"),
-    "meta": msg("在 meta 设备上调用 silu_and_mul 出错（缺少 fake 实现，或 fake 实现读了数据？）",
-                "calling silu_and_mul on meta tensors failed (no fake implementation, or a fake that reads data?)"),
-    "fake": msg("在 FakeTensorMode 下调用 silu_and_mul 出错（缺少 fake 实现，或 fake 实现读了数据？）",
-                "calling silu_and_mul under FakeTensorMode failed (no fake implementation, or a fake that reads data?)"),
-    "backward": msg("对 silu_and_mul 做反向时出错（反向要用 register_autograd 注册在算子上，并为 x 返回一个梯度）",
-                    "the backward of silu_and_mul failed (register it on the operator with register_autograd, "
-                    "returning one gradient, for x)"),
-    "gradcheck": msg("gradcheck 对 silu_and_mul 做反向时出错", "gradcheck failed while running the backward of silu_and_mul"),
+    "meta": msg(
+        "在 meta 设备上调用 silu_and_mul 出错（缺少 fake 实现，或 fake 实现读了数据？）",
+        "calling silu_and_mul on meta tensors failed (no fake implementation, or a fake that reads data?)",
+    ),
+    "fake": msg(
+        "在 FakeTensorMode 下调用 silu_and_mul 出错（缺少 fake 实现，或 fake 实现读了数据？）",
+        "calling silu_and_mul under FakeTensorMode failed (no fake implementation, or a fake that reads data?)",
+    ),
+    "backward": msg(
+        "对 silu_and_mul 做反向时出错（反向要用 register_autograd 注册在算子上，并为 x 返回一个梯度）",
+        "the backward of silu_and_mul failed (register it on the operator with register_autograd, "
+        "returning one gradient, for x)",
+    ),
+    "gradcheck": msg(
+        "gradcheck 对 silu_and_mul 做反向时出错", "gradcheck failed while running the backward of silu_and_mul"
+    ),
     "opcheck": msg("opcheck 出错", "opcheck failed"),
-    "compiled": msg("torch.compile(fullgraph=True, backend=\"aot_eager\", dynamic=True) 下调用 silu_and_mul 出错",
-                    "calling silu_and_mul under torch.compile(fullgraph=True, backend=\"aot_eager\", dynamic=True) failed"),
+    "compiled": msg(
+        'torch.compile(fullgraph=True, backend="aot_eager", dynamic=True) 下调用 silu_and_mul 出错',
+        'calling silu_and_mul under torch.compile(fullgraph=True, backend="aot_eager", dynamic=True) failed',
+    ),
     "compiled_backward": msg(
-        "torch.compile(fullgraph=True, backend=\"aot_eager\", dynamic=True) 下做前向和反向时出错"
+        'torch.compile(fullgraph=True, backend="aot_eager", dynamic=True) 下做前向和反向时出错'
         "（需要 fake 实现，反向要用 register_autograd 注册）",
-        "forward and backward under torch.compile(fullgraph=True, backend=\"aot_eager\", dynamic=True) failed "
-        "(it needs the fake implementation, and the backward registered with register_autograd)"),
+        'forward and backward under torch.compile(fullgraph=True, backend="aot_eager", dynamic=True) failed '
+        "(it needs the fake implementation, and the backward registered with register_autograd)",
+    ),
 }
 
 
@@ -276,7 +326,8 @@ def check_recompiles(graphs, n_shapes):
         "fake 实现把符号大小变成了具体的 int（例如 int(x.shape[-1])），每换一个形状就要重新编译",
         f"over {n_shapes} different 2-D shapes Dynamo compiled {graphs} graphs (expected 1): the fake "
         "implementation turned a symbolic size into a concrete int (int(x.shape[-1]), say), so every new "
-        "shape recompiles")
+        "shape recompiles",
+    )
 
 
 @pytest.fixture(scope="session")

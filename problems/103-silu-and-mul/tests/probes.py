@@ -9,14 +9,14 @@ Probes are not secret: reading them shows exactly how your operator is exercised
 """
 
 import torch
-
-from judge.worker.observe import op_exists as _op_exists
-from judge.worker.observe import schema as _schema_of
 from torch._dynamo import reset as _dynamo_reset
 from torch._dynamo.testing import CompileCounterWithBackend as _CompileCounter
 from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
 from torch.autograd.gradcheck import GradcheckError as _GradcheckError
 from torch.library import opcheck as _opcheck
+
+from judge.worker.observe import op_exists as _op_exists
+from judge.worker.observe import schema as _schema_of
 
 # Bound at import time, before the learner's module is imported, so that a submission which
 # replaces these functions afterwards does not change what the probes run.
@@ -36,6 +36,7 @@ NAMESPACE = "ex103"
 
 # ---------------------------------------------------------------- helpers (not probes)
 
+
 def _op(name="silu_and_mul"):
     """The OpOverload ``ex103::<name>.default``; AttributeError if it is not registered."""
     return getattr(getattr(_ops, NAMESPACE), name).default
@@ -45,8 +46,13 @@ def _describe(t):
     """Metadata of a (meta / fake / real) tensor as plain data."""
     if not isinstance(t, _Tensor):
         return {"is_tensor": False, "type": type(t).__name__}
-    return {"is_tensor": True, "shape": [int(s) for s in t.shape], "dtype": str(t.dtype),
-            "device": str(t.device), "type": type(t).__name__}
+    return {
+        "is_tensor": True,
+        "shape": [int(s) for s in t.shape],
+        "dtype": str(t.dtype),
+        "device": str(t.device),
+        "type": type(t).__name__,
+    }
 
 
 def _plain(t):
@@ -63,6 +69,7 @@ def _first_line(text):
 
 # ---------------------------------------------------------------- schema
 
+
 def op_exists(solution, name="silu_and_mul"):
     return _op_exists(f"{NAMESPACE}::{name}")
 
@@ -74,16 +81,25 @@ def schema(solution, name="silu_and_mul"):
 
 # ---------------------------------------------------------------- forward
 
+
 def eager(solution, x):
     """Call the operator once; the output, and whether the input changed or is shared."""
     before = x.clone()
     out = _op()(x)
     if not isinstance(out, _Tensor):
-        return {"out": None, "type": type(out).__name__, "x_changed": not _equal(x, before),
-                "shares_input_memory": False}
+        return {
+            "out": None,
+            "type": type(out).__name__,
+            "x_changed": not _equal(x, before),
+            "shares_input_memory": False,
+        }
     shares = out.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
-    return {"out": _plain(out), "type": type(out).__name__,
-            "x_changed": not _equal(x, before), "shares_input_memory": shares}
+    return {
+        "out": _plain(out),
+        "type": type(out).__name__,
+        "x_changed": not _equal(x, before),
+        "shares_input_memory": shares,
+    }
 
 
 def meta(solution, shape, dtype):
@@ -108,11 +124,15 @@ def run_opcheck(solution, x):
     op = _op()
     result = dict(_opcheck(op, (x.clone(),), test_utils=_SCHEMA_TEST, raise_exception=False))
     result.update(_opcheck(op, (x.clone().requires_grad_(True),), test_utils=_GRAD_TESTS, raise_exception=False))
-    return {key: result[key] if result[key] == "SUCCESS" else f"{type(result[key]).__name__}: {_first_line(result[key])}"
-            for key in _OPCHECK_UTILS if key in result}
+    return {
+        key: result[key] if result[key] == "SUCCESS" else f"{type(result[key]).__name__}: {_first_line(result[key])}"
+        for key in _OPCHECK_UTILS
+        if key in result
+    }
 
 
 # ---------------------------------------------------------------- backward
+
 
 def backward(solution, x, grad_out):
     """Eager forward + backward; the gradient of x (or None)."""
@@ -137,6 +157,7 @@ def run_gradcheck(solution, x):
 
 
 # ---------------------------------------------------------------- torch.compile
+
 
 def compiled_shapes(solution, xs):
     """Compile ``lambda x: silu_and_mul(x)`` once with fullgraph=True, backend="aot_eager",
@@ -168,8 +189,7 @@ def compiled_backward(solution, xs, grads):
     for x, g in zip(xs, grads):
         x = x.clone().requires_grad_(True)
         out = fn(x)
-        item = {"out": _plain(out), "out_requires_grad": bool(getattr(out, "requires_grad", False)),
-                "x_grad": None}
+        item = {"out": _plain(out), "out_requires_grad": bool(getattr(out, "requires_grad", False)), "x_grad": None}
         if item["out_requires_grad"]:
             out.backward(g)
             item["x_grad"] = _plain(x.grad)

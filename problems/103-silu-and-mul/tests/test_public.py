@@ -13,8 +13,9 @@ F32, F64, BF16 = torch.float32, torch.float64, torch.bfloat16
 
 def test_op_registered_under_ex103(probe, hints):
     assert probe("op_exists", hint=hints["op_exists"]), msg(
-        "没有找到 torch.ops.ex103.silu_and_mul：custom_op 的名字应为 \"ex103::silu_and_mul\"",
-        "torch.ops.ex103.silu_and_mul not found: the custom_op must be named \"ex103::silu_and_mul\"")
+        '没有找到 torch.ops.ex103.silu_and_mul：custom_op 的名字应为 "ex103::silu_and_mul"',
+        'torch.ops.ex103.silu_and_mul not found: the custom_op must be named "ex103::silu_and_mul"',
+    )
 
 
 def test_schema_is_functional(probe, hints, check_schema):
@@ -34,7 +35,8 @@ def test_on_meta_tensors(probe, hints, check_meta):
     assert obs["device"] == "meta", msg(
         f"meta 输入得到了 {obs['device']} 上的输出：fake 实现要沿用输入的设备",
         f"a meta input gave an output on {obs['device']}: the fake implementation must put its output "
-        "on the input's device")
+        "on the input's device",
+    )
 
 
 def test_backward_matches_formula(probe, hints, make_input, make_grad, check_grad):

@@ -9,14 +9,14 @@ Probes are not secret: reading them shows exactly how your operator is exercised
 """
 
 import torch
-
-from judge.worker.observe import op_exists as _op_exists
-from judge.worker.observe import schema as _schema_of
 from torch._dynamo import reset as _dynamo_reset
 from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import ShapeEnv as _ShapeEnv
 from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols as _free_unbacked_symbols
 from torch.library import opcheck as _opcheck
+
+from judge.worker.observe import op_exists as _op_exists
+from judge.worker.observe import schema as _schema_of
 
 # Bound at import time, before the learner's module is imported, so that a submission which
 # replaces these functions afterwards does not change what the probes run.
@@ -35,6 +35,7 @@ NAMESPACE = "ex104"
 
 # ---------------------------------------------------------------- helpers (not probes)
 
+
 def _op(name="free_slots"):
     """The OpOverload ``ex104::<name>.default``; AttributeError if it is not registered."""
     return getattr(getattr(_ops, NAMESPACE), name).default
@@ -51,8 +52,14 @@ def _describe(t):
     """Metadata of a fake / meta tensor as plain data; sizes may be symbolic."""
     if not isinstance(t, _Tensor):
         return {"is_tensor": False, "type": type(t).__name__}
-    return {"is_tensor": True, "dim": t.dim(), "sizes": [_size(s) for s in t.shape],
-            "dtype": str(t.dtype), "device": str(t.device), "type": type(t).__name__}
+    return {
+        "is_tensor": True,
+        "dim": t.dim(),
+        "sizes": [_size(s) for s in t.shape],
+        "dtype": str(t.dtype),
+        "device": str(t.device),
+        "type": type(t).__name__,
+    }
 
 
 def _plain(t):
@@ -73,6 +80,7 @@ def _raised(e):
 
 # ---------------------------------------------------------------- schema
 
+
 def op_exists(solution, name="free_slots"):
     return _op_exists(f"{NAMESPACE}::{name}")
 
@@ -84,6 +92,7 @@ def schema(solution, name="free_slots"):
 
 # ---------------------------------------------------------------- eager
 
+
 def eager(solution, used):
     """Call the operator once on a real tensor; the output and whether ``used`` changed."""
     before = used.clone()
@@ -92,6 +101,7 @@ def eager(solution, used):
 
 
 # ---------------------------------------------------------------- fake / meta
+
 
 def fake_with_shape_env(solution, used):
     """Call the operator under FakeTensorMode with a ShapeEnv (as torch.compile does): the
@@ -133,11 +143,13 @@ def meta(solution, n):
 def run_opcheck(solution, used):
     """torch.library.opcheck: {test name: "SUCCESS" or the error's type and first line}."""
     result = _opcheck(_op(), (used.clone(),), raise_exception=False)
-    return {key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}"
-            for key, val in result.items()}
+    return {
+        key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}" for key, val in result.items()
+    }
 
 
 # ---------------------------------------------------------------- torch.compile
+
 
 def compiled(solution, cases):
     """Compile, with fullgraph=True and backend="aot_eager" (Dynamo's other settings left at
@@ -166,6 +178,12 @@ def compiled(solution, cases):
                 raise
             results.append({"free": None, "picked": None, "count": None, "bound_failed": _first_line(e)})
             continue
-        results.append({"free": _plain(free), "picked": _plain(picked),
-                        "count": int(count) if isinstance(count, int) else repr(count), "bound_failed": None})
+        results.append(
+            {
+                "free": _plain(free),
+                "picked": _plain(picked),
+                "count": int(count) if isinstance(count, int) else repr(count),
+                "bound_failed": None,
+            }
+        )
     return results

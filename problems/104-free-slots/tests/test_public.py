@@ -10,16 +10,20 @@ from judge.feedback import msg
 
 def test_op_registered_under_ex104(probe, hints):
     assert probe("op_exists", hint=hints["op_exists"]), msg(
-        "没有找到 torch.ops.ex104.free_slots：custom_op 的名字应为 \"ex104::free_slots\"",
-        "torch.ops.ex104.free_slots not found: the custom_op must be named \"ex104::free_slots\"")
+        '没有找到 torch.ops.ex104.free_slots：custom_op 的名字应为 "ex104::free_slots"',
+        'torch.ops.ex104.free_slots not found: the custom_op must be named "ex104::free_slots"',
+    )
 
 
 def test_schema_is_functional(probe, hints, check_schema):
     check_schema(probe("schema", hint=hints["schema"]))
 
 
-@pytest.mark.parametrize("seed,n,p_used", [(1, 16, 0.5), (2, 6, 1.0), (3, 0, 0.5), (9, 4096, 0.5)],
-                         ids=["random-16", "all-used", "empty", "random-4096"])
+@pytest.mark.parametrize(
+    "seed,n,p_used",
+    [(1, 16, 0.5), (2, 6, 1.0), (3, 0, 0.5), (9, 4096, 0.5)],
+    ids=["random-16", "all-used", "empty", "random-4096"],
+)
 def test_eager_finds_free_slots(probe, hints, make_used, check_eager, seed, n, p_used):
     used = make_used(seed, n, p_used)
     check_eager(probe("eager", used, hint=hints["eager"]), used)
@@ -32,8 +36,14 @@ def test_fake_output_length_is_unbacked_symint(probe, hints, make_used, check_un
 
 def test_fake_output_stays_on_the_device_of_used(probe, hints, check_unbacked):
     obs = probe("fake_meta_with_shape_env", 12, hint=hints["fake_meta"])
-    check_unbacked(obs["out"], ("FakeTensorMode(shape_env=ShapeEnv()) 下、used 在 meta 设备上时",
-                                "under FakeTensorMode(shape_env=ShapeEnv()) with used on meta"), device="meta")
+    check_unbacked(
+        obs["out"],
+        (
+            "FakeTensorMode(shape_env=ShapeEnv()) 下、used 在 meta 设备上时",
+            "under FakeTensorMode(shape_env=ShapeEnv()) with used on meta",
+        ),
+        device="meta",
+    )
 
 
 def test_fake_without_shape_env_reports_data_dependent_size(probe, hints, make_used, check_data_dependent_raise):

@@ -15,10 +15,10 @@ Probes are not secret: reading them shows exactly how your code is exercised.
 import warnings
 
 import torch
-
-from judge.worker.observe import schema as _schema_of
 from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
 from torch.library import opcheck as _opcheck
+
+from judge.worker.observe import schema as _schema_of
 
 # Bound at import time, before the learner's module is imported, so that a submission which
 # replaces these functions afterwards does not change what the probes run.
@@ -36,6 +36,7 @@ OP = "ex105::scaled_dot"
 
 # ---------------------------------------------------------------- part 1: tensors from descriptions
 # Shared with the checker, which imports this file to build the same tensors.
+
 
 class DataFreeSubclass(torch.Tensor):
     """A tensor subclass that holds no data and intercepts every op in __torch_dispatch__, the
@@ -121,6 +122,7 @@ def keys_seen(desc, fn, where="plain"):
 
 # ---------------------------------------------------------------- helpers (not probes)
 
+
 def _op():
     return _ops.ex105.scaled_dot.default
 
@@ -128,8 +130,13 @@ def _op():
 def _describe(t):
     if not isinstance(t, _Tensor):
         return {"is_tensor": False, "type": type(t).__name__}
-    return {"is_tensor": True, "shape": list(t.shape), "dtype": str(t.dtype), "device": str(t.device),
-            "type": type(t).__name__}
+    return {
+        "is_tensor": True,
+        "shape": list(t.shape),
+        "dtype": str(t.dtype),
+        "device": str(t.device),
+        "type": type(t).__name__,
+    }
 
 
 def _plain(t):
@@ -149,12 +156,14 @@ def _names(result):
 
 # ---------------------------------------------------------------- probes: dispatch_keys
 
+
 def dispatch_keys(solution, desc, where="plain"):
     """solution.dispatch_keys(t) for the described tensor."""
     return _names(keys_seen(desc, solution.dispatch_keys, where))
 
 
 # ---------------------------------------------------------------- probes: scaled_dot
+
 
 def op_schema(solution):
     """The registered schema as text (None if ex105::scaled_dot does not exist), and whether a
@@ -175,8 +184,11 @@ def scaled_dot(solution, a, b, scale, autocast=False):
             out = _op()(a, b, scale)
     else:
         out = _op()(a, b, scale)
-    return {"out": _plain(out), **_describe(out),
-            "inputs_changed": not (torch.equal(a, a_before) and torch.equal(b, b_before))}
+    return {
+        "out": _plain(out),
+        **_describe(out),
+        "inputs_changed": not (torch.equal(a, a_before) and torch.equal(b, b_before)),
+    }
 
 
 def scaled_dot_meta(solution, shape, dtype, scale):
@@ -198,8 +210,9 @@ def scaled_dot_fake(solution, a, b, scale, autocast=False):
 
 def scaled_dot_opcheck(solution, a, b, scale):
     result = _opcheck(_op(), (a, b, scale), raise_exception=False)
-    return {key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}"
-            for key, val in result.items()}
+    return {
+        key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}" for key, val in result.items()
+    }
 
 
 def scaled_dot_compiled_autocast(solution, a, b, scale):

@@ -18,7 +18,7 @@ F32, F64, BF16 = torch.float32, torch.float64, torch.bfloat16
 def gelu_tanh(x):
     """The tanh approximation of gelu, in float64."""
     x = x.double()
-    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
 
 
 def mlp_expected(x, w1, w2):
@@ -43,8 +43,11 @@ def make_mlp():
     """make_mlp(seed, rows, d, hidden, dtype) -> (x [rows, d], w1 [d, hidden], w2 [hidden, d])."""
 
     def build(seed, rows, d, hidden, dtype):
-        return (_make(seed, (rows, d), dtype, 1.0), _make(seed + 1, (d, hidden), dtype, d ** -0.5),
-                _make(seed + 2, (hidden, d), dtype, hidden ** -0.5))
+        return (
+            _make(seed, (rows, d), dtype, 1.0),
+            _make(seed + 1, (d, hidden), dtype, d**-0.5),
+            _make(seed + 2, (hidden, d), dtype, hidden**-0.5),
+        )
 
     return build
 
@@ -66,28 +69,39 @@ def within(problem):
 
 # ---------------------------------------------------------------- shared checks
 
+
 @pytest.fixture(scope="session")
 def check_gelu(within):
     """check_gelu(obs, x): one eager call of the operator (an `eager` probe observation)."""
 
     def check(obs, x):
         out = obs["out"]
-        assert out is not None, msg(f"ex106::gelu 没有返回张量（返回了 {obs['type']}）",
-                                    f"ex106::gelu returned no tensor (it returned {obs['type']})")
+        assert out is not None, msg(
+            f"ex106::gelu 没有返回张量（返回了 {obs['type']}）",
+            f"ex106::gelu returned no tensor (it returned {obs['type']})",
+        )
         assert list(out.shape) == list(x.shape), msg(
             f"输出形状是 {list(out.shape)}，应与输入相同（{list(x.shape)}）",
-            f"the output has shape {list(out.shape)}; it must match the input's ({list(x.shape)})")
-        assert out.dtype == x.dtype, msg(f"输出 dtype 是 {out.dtype}，应与输入相同（{x.dtype}）",
-                                         f"the output's dtype is {out.dtype}; it must match the input's ({x.dtype})")
+            f"the output has shape {list(out.shape)}; it must match the input's ({list(x.shape)})",
+        )
+        assert out.dtype == x.dtype, msg(
+            f"输出 dtype 是 {out.dtype}，应与输入相同（{x.dtype}）",
+            f"the output's dtype is {out.dtype}; it must match the input's ({x.dtype})",
+        )
         expected = gelu_tanh(x)
         ok, worst = within(out, expected, expected.abs(), x.dtype)
-        assert ok, msg(f"ex106::gelu 的数值不对（最大误差 {worst:.3g}）：应为 opaque_gelu 计算的 tanh 近似 gelu",
-                       f"ex106::gelu gives wrong values (largest error {worst:.3g}): it must be the tanh-approximated "
-                       "gelu that opaque_gelu computes")
-        assert not obs["x_changed"], msg("ex106::gelu 修改了输入 x：它只能读 x", "ex106::gelu changed its input x: it may only read x")
+        assert ok, msg(
+            f"ex106::gelu 的数值不对（最大误差 {worst:.3g}）：应为 opaque_gelu 计算的 tanh 近似 gelu",
+            f"ex106::gelu gives wrong values (largest error {worst:.3g}): it must be the tanh-approximated "
+            "gelu that opaque_gelu computes",
+        )
+        assert not obs["x_changed"], msg(
+            "ex106::gelu 修改了输入 x：它只能读 x", "ex106::gelu changed its input x: it may only read x"
+        )
         assert not obs["shares_input_memory"] and obs["contiguous"], msg(
-            "ex106::gelu 的输出应是与输入不共享内存的新的连续张量", "ex106::gelu must return a new contiguous tensor that "
-            "shares no memory with its input")
+            "ex106::gelu 的输出应是与输入不共享内存的新的连续张量",
+            "ex106::gelu must return a new contiguous tensor that shares no memory with its input",
+        )
 
     return check
 
@@ -103,7 +117,8 @@ def check_mlp(within):
         assert ok and out.dtype == x.dtype, msg(
             f"{where_zh}：mlp 的结果不对（最大误差 {worst:.3g}，dtype {out.dtype}）：应为 gelu(x @ w1) @ w2，与 x 同 dtype",
             f"{where_en}: mlp gives a wrong result (largest error {worst:.3g}, dtype {out.dtype}): it must be "
-            "gelu(x @ w1) @ w2, in x's dtype")
+            "gelu(x @ w1) @ w2, in x's dtype",
+        )
 
     return check
 
@@ -114,12 +129,19 @@ def check_dynamic(check_mlp):
 
     def check(obs, xs, w1, w2):
         for x, out in zip(xs, obs["outs"]):
-            check_mlp(out, x, w1, w2, f"torch.compile(dynamic=True) 下（x 形状 {list(x.shape)}）",
-                      f"under torch.compile(dynamic=True) (x of shape {list(x.shape)})")
+            check_mlp(
+                out,
+                x,
+                w1,
+                w2,
+                f"torch.compile(dynamic=True) 下（x 形状 {list(x.shape)}）",
+                f"under torch.compile(dynamic=True) (x of shape {list(x.shape)})",
+            )
         assert obs["graphs"] == 1, msg(
             f"换了 {len(xs)} 种批大小，Dynamo 编译了 {obs['graphs']} 次（应为 1 次）：fake 实现把符号大小变成了具体的 int",
             f"with {len(xs)} batch sizes Dynamo compiled {obs['graphs']} times (want once): the fake turns symbolic "
-            "sizes into concrete ints")
+            "sizes into concrete ints",
+        )
 
     return check
 
@@ -129,19 +151,26 @@ def check_meta():
     """check_meta(obs, shape, dtype, device, where_zh, where_en): a described meta / fake output."""
 
     def check(obs, shape, dtype, device, where_zh, where_en):
-        assert obs["is_tensor"], msg(f"{where_zh}：ex106::gelu 应返回一个张量，得到 {obs['type']}",
-                                     f"{where_en}: ex106::gelu must return a tensor, got {obs['type']}")
+        assert obs["is_tensor"], msg(
+            f"{where_zh}：ex106::gelu 应返回一个张量，得到 {obs['type']}",
+            f"{where_en}: ex106::gelu must return a tensor, got {obs['type']}",
+        )
         assert obs["shape"] == list(shape), msg(
             f"{where_zh}：输出形状是 {obs['shape']}，应与输入相同（{list(shape)}）：检查 fake 实现",
-            f"{where_en}: the output has shape {obs['shape']}, not the input's ({list(shape)}): check the fake")
+            f"{where_en}: the output has shape {obs['shape']}, not the input's ({list(shape)}): check the fake",
+        )
         assert obs["dtype"] == str(dtype), msg(
             f"{where_zh}：输出 dtype 是 {obs['dtype']}，应为 {dtype}：fake 实现要沿用输入的 dtype",
-            f"{where_en}: the output's dtype is {obs['dtype']}, not {dtype}: the fake must keep the input's dtype")
+            f"{where_en}: the output's dtype is {obs['dtype']}, not {dtype}: the fake must keep the input's dtype",
+        )
         assert obs["device"] == device, msg(
             f"{where_zh}：输出在 {obs['device']} 上，应在 {device} 上：fake 实现要沿用输入的设备",
-            f"{where_en}: the output is on {obs['device']}, not on {device}: the fake must keep the input's device")
-        assert obs["contiguous"], msg(f"{where_zh}：fake 实现的输出应是连续张量，与真实输出一致",
-                                      f"{where_en}: the fake's output must be contiguous, like the real output")
+            f"{where_en}: the output is on {obs['device']}, not on {device}: the fake must keep the input's device",
+        )
+        assert obs["contiguous"], msg(
+            f"{where_zh}：fake 实现的输出应是连续张量，与真实输出一致",
+            f"{where_en}: the fake's output must be contiguous, like the real output",
+        )
 
     return check
 
@@ -151,27 +180,35 @@ def check_schema():
     """check_schema(s): ex106::gelu(Tensor x) -> Tensor, nothing written, no alias."""
 
     def check(s):
-        assert s is not None, msg("没有找到算子 ex106::gelu：custom_op 的名字应为 \"ex106::gelu\"",
-                                  "no operator ex106::gelu found: the custom_op's name must be \"ex106::gelu\"")
+        assert s is not None, msg(
+            '没有找到算子 ex106::gelu：custom_op 的名字应为 "ex106::gelu"',
+            'no operator ex106::gelu found: the custom_op\'s name must be "ex106::gelu"',
+        )
         args = [(a["name"], a["type"], a["is_write"]) for a in s["arguments"]]
         returns = [(r["type"], r["has_alias"]) for r in s["returns"]]
         assert args == [("x", "Tensor", False)] and returns == [("Tensor", False)], msg(
             f"schema 应为 ex106::gelu(Tensor x) -> Tensor（mutates_args=()，不修改输入，返回新张量），实际是 {s['text']}",
             f"the schema must be ex106::gelu(Tensor x) -> Tensor (mutates_args=(), no input written, a new tensor "
-            f"returned); it is {s['text']}")
+            f"returned); it is {s['text']}",
+        )
 
     return check
 
 
 OPCHECK_HINTS = {
-    "test_schema": ("实现修改了输入或返回了输入本身，与 schema 不一致", "the implementation writes its input or returns it, "
-                    "which the schema does not declare"),
+    "test_schema": (
+        "实现修改了输入或返回了输入本身，与 schema 不一致",
+        "the implementation writes its input or returns it, which the schema does not declare",
+    ),
     "test_autograd_registration": ("autograd 注册有问题", "the autograd registration is wrong"),
-    "test_faketensor": ("fake 实现与真实实现的输出（形状/dtype/设备/步长）不一致，或 fake 实现读了数据",
-                        "the fake and the real implementation disagree (shape, dtype, device or strides), or the fake "
-                        "reads data"),
-    "test_aot_dispatch_dynamic": ("在 AOTAutograd（符号形状）下跑不通：检查 fake 实现",
-                                  "fails under AOTAutograd with symbolic shapes: check the fake"),
+    "test_faketensor": (
+        "fake 实现与真实实现的输出（形状/dtype/设备/步长）不一致，或 fake 实现读了数据",
+        "the fake and the real implementation disagree (shape, dtype, device or strides), or the fake reads data",
+    ),
+    "test_aot_dispatch_dynamic": (
+        "在 AOTAutograd（符号形状）下跑不通：检查 fake 实现",
+        "fails under AOTAutograd with symbolic shapes: check the fake",
+    ),
 }
 
 
@@ -182,8 +219,9 @@ def check_opcheck():
     def check(result):
         for name, status in result.items():
             zh, en = OPCHECK_HINTS.get(name, ("", ""))
-            assert status == "SUCCESS", msg(f"opcheck 的 {name} 失败（{zh}）：{status}",
-                                            f"opcheck's {name} failed ({en}): {status}")
+            assert status == "SUCCESS", msg(
+                f"opcheck 的 {name} 失败（{zh}）：{status}", f"opcheck's {name} failed ({en}): {status}"
+            )
 
     return check
 
@@ -198,12 +236,16 @@ def check_explain():
             f"mlp 要经过 torch.ops.ex106.gelu，而不是直接调用 opaque_gelu。断点原因：{obs['reason']}",
             "Dynamo meets a graph break in mlp (torch._dynamo.explain(mlp) would report at least 2 graphs and 1 break; "
             "want 1 and 0): mlp must go through torch.ops.ex106.gelu, not call opaque_gelu directly. "
-            f"Break reason: {obs['reason']}")
-        assert obs["graphs"] == 1, msg(f"Dynamo 把 mlp 捕获成了 {obs['graphs']} 张图（应为 1 张）",
-                                       f"Dynamo captured mlp as {obs['graphs']} graphs (want 1)")
+            f"Break reason: {obs['reason']}",
+        )
+        assert obs["graphs"] == 1, msg(
+            f"Dynamo 把 mlp 捕获成了 {obs['graphs']} 张图（应为 1 张）",
+            f"Dynamo captured mlp as {obs['graphs']} graphs (want 1)",
+        )
         assert obs["op_calls"] == 1, msg(
             f"mlp 的图里调用 ex106::gelu {obs['op_calls']} 次（应为 1 次）：gelu 要经过你注册的算子，而不是别的实现",
             f"mlp's graph calls ex106::gelu {obs['op_calls']} times (want once): gelu must go through your operator, "
-            "not another implementation")
+            "not another implementation",
+        )
 
     return check

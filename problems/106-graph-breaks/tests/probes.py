@@ -9,15 +9,15 @@ Probes are not secret: reading them shows exactly how your code is exercised.
 """
 
 import torch
-
-from judge.worker.observe import op_exists as _op_exists
-from judge.worker.observe import schema as _schema_of
+from torch._dynamo import reset as _dynamo_reset
 from torch._dynamo.backends.debugging import aot_eager as _aot_eager
 from torch._dynamo.exc import Unsupported as _Unsupported
-from torch._dynamo import reset as _dynamo_reset
 from torch._dynamo.testing import CompileCounterWithBackend as _CompileCounter
 from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
 from torch.library import opcheck as _opcheck
+
+from judge.worker.observe import op_exists as _op_exists
+from judge.worker.observe import schema as _schema_of
 
 # Bound at import time, before the learner's module is imported, so that a submission which
 # replaces these functions afterwards does not change what the probes run.
@@ -29,10 +29,11 @@ _Tensor = torch.Tensor
 _contiguous_format = torch.contiguous_format
 
 QUALIFIED = "ex106::gelu"
-OP_NAMES = ("ex106.gelu", "ex106.gelu.default")   # how a graph node's target prints for the operator
+OP_NAMES = ("ex106.gelu", "ex106.gelu.default")  # how a graph node's target prints for the operator
 
 
 # ---------------------------------------------------------------- helpers (not probes)
+
 
 def _op():
     """The OpOverload ``ex106::gelu.default``; AttributeError if it is not registered."""
@@ -43,9 +44,14 @@ def _describe(t):
     """Metadata of a (meta / fake / real) tensor as plain data."""
     if not isinstance(t, _Tensor):
         return {"is_tensor": False, "type": type(t).__name__}
-    return {"is_tensor": True, "shape": [int(s) for s in t.shape], "dtype": str(t.dtype),
-            "device": str(t.device), "type": type(t).__name__,
-            "contiguous": bool(t.is_contiguous(memory_format=_contiguous_format))}
+    return {
+        "is_tensor": True,
+        "shape": [int(s) for s in t.shape],
+        "dtype": str(t.dtype),
+        "device": str(t.device),
+        "type": type(t).__name__,
+        "contiguous": bool(t.is_contiguous(memory_format=_contiguous_format)),
+    }
 
 
 def _plain(t):
@@ -69,6 +75,7 @@ def _mlp(solution):
 
 # ---------------------------------------------------------------- the operator
 
+
 def op_exists(solution):
     return _op_exists(QUALIFIED)
 
@@ -83,11 +90,21 @@ def eager(solution, x):
     before = x.clone()
     out = _op()(x)
     if not isinstance(out, _Tensor):
-        return {"out": None, "type": type(out).__name__, "x_changed": not _equal(x, before),
-                "shares_input_memory": False, "contiguous": False}
+        return {
+            "out": None,
+            "type": type(out).__name__,
+            "x_changed": not _equal(x, before),
+            "shares_input_memory": False,
+            "contiguous": False,
+        }
     shares = out.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
-    return {"out": _plain(out), "type": type(out).__name__, "x_changed": not _equal(x, before),
-            "shares_input_memory": shares, "contiguous": bool(out.is_contiguous())}
+    return {
+        "out": _plain(out),
+        "type": type(out).__name__,
+        "x_changed": not _equal(x, before),
+        "shares_input_memory": shares,
+        "contiguous": bool(out.is_contiguous()),
+    }
 
 
 def meta(solution, shape, dtype):
@@ -104,11 +121,13 @@ def fake(solution, x):
 def run_opcheck(solution, x):
     """torch.library.opcheck (no input requires grad): {test name: "SUCCESS" or the error's first line}."""
     result = _opcheck(_op(), (x.clone(),), raise_exception=False)
-    return {key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}"
-            for key, val in result.items()}
+    return {
+        key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}" for key, val in result.items()
+    }
 
 
 # ---------------------------------------------------------------- mlp under Dynamo
+
 
 def mlp_eager(solution, x, w1, w2):
     return _plain(_mlp(solution)(x, w1, w2))

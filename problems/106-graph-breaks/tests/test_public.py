@@ -11,16 +11,20 @@ from judge.feedback import msg
 
 F32, F64, BF16 = torch.float32, torch.float64, torch.bfloat16
 
-EXPLAIN_HINT = msg("Dynamo 捕获 mlp 时出错（fake 实现缺失或有误？）",
-                   "Dynamo failed to capture mlp (is the fake missing or wrong?)")
-COMPILE_HINT = msg("torch.compile(mlp, fullgraph=True, backend=\"aot_eager\") 出错：fullgraph=True 不允许图断点",
-                   "torch.compile(mlp, fullgraph=True, backend=\"aot_eager\") failed: fullgraph=True allows no graph break")
+EXPLAIN_HINT = msg(
+    "Dynamo 捕获 mlp 时出错（fake 实现缺失或有误？）", "Dynamo failed to capture mlp (is the fake missing or wrong?)"
+)
+COMPILE_HINT = msg(
+    'torch.compile(mlp, fullgraph=True, backend="aot_eager") 出错：fullgraph=True 不允许图断点',
+    'torch.compile(mlp, fullgraph=True, backend="aot_eager") failed: fullgraph=True allows no graph break',
+)
 
 
 def test_op_registered_under_ex106(probe):
     assert probe("op_exists", hint=msg("查找算子时出错", "looking up the operator failed")), msg(
-        "没有找到 torch.ops.ex106.gelu：custom_op 的名字应为 \"ex106::gelu\"",
-        "torch.ops.ex106.gelu not found: the custom_op's name must be \"ex106::gelu\"")
+        '没有找到 torch.ops.ex106.gelu：custom_op 的名字应为 "ex106::gelu"',
+        'torch.ops.ex106.gelu not found: the custom_op\'s name must be "ex106::gelu"',
+    )
 
 
 def test_schema_is_functional(probe, check_schema):
@@ -35,9 +39,15 @@ def test_gelu_matches_formula(probe, make_input, check_gelu, dtype):
 
 def test_gelu_on_meta_tensors(probe, check_meta):
     shape = [2, 3, 8]
-    obs = probe("meta", shape, BF16, hint=msg("在 meta 张量上调用 ex106::gelu 出错：需要 register_fake 注册 fake 实现，且它不能读数据",
-                                              "calling ex106::gelu on a meta tensor failed: it needs a fake (register_fake) "
-                                              "that reads no data"))
+    obs = probe(
+        "meta",
+        shape,
+        BF16,
+        hint=msg(
+            "在 meta 张量上调用 ex106::gelu 出错：需要 register_fake 注册 fake 实现，且它不能读数据",
+            "calling ex106::gelu on a meta tensor failed: it needs a fake (register_fake) that reads no data",
+        ),
+    )
     check_meta(obs, shape, BF16, "meta", "meta 张量上", "on a meta tensor")
 
 

@@ -14,13 +14,13 @@ import os
 import sys
 
 import torch
-
-from judge.worker.observe import op_exists as _op_exists
-from judge.worker.observe import schema as _schema_of
 from torch._dynamo import reset as _dynamo_reset
 from torch._dynamo.testing import CompileCounterWithBackend as _CompileCounter
 from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
 from torch.library import opcheck as _opcheck
+
+from judge.worker.observe import op_exists as _op_exists
+from judge.worker.observe import schema as _schema_of
 
 # Bound at import time, before the learner's module is imported.
 _compile = torch.compile
@@ -44,9 +44,9 @@ def _interpret_triton_library():
     it imports torch makes this a no-op; until the judge does that, rewrap them here, the way
     triton.language does when it is first imported with the interpreter on."""
     try:
+        import triton.language as tl
         from triton.runtime.interpreter import InterpretedFunction
         from triton.runtime.jit import JITFunction
-        import triton.language as tl
     except ImportError:  # no Triton: the learner's import says what to install
         return
     made = {}
@@ -69,6 +69,7 @@ def _interpret_triton_library():
 def _method(fn):
     def member(*args, **kwargs):
         return fn(*args, **kwargs)
+
     return member
 
 
@@ -79,6 +80,7 @@ if INTERPRET:
 
 # ---------------------------------------------------------------- helpers (not probes)
 
+
 def _op(name):
     return getattr(_ops.ex107, name).default
 
@@ -86,8 +88,14 @@ def _op(name):
 def _describe(t):
     if not isinstance(t, _Tensor):
         return {"is_tensor": False, "type": type(t).__name__}
-    return {"is_tensor": True, "shape": [int(s) for s in t.shape], "dtype": str(t.dtype),
-            "device": str(t.device), "type": type(t).__name__, "contiguous": bool(t.is_contiguous())}
+    return {
+        "is_tensor": True,
+        "shape": [int(s) for s in t.shape],
+        "dtype": str(t.dtype),
+        "device": str(t.device),
+        "type": type(t).__name__,
+        "contiguous": bool(t.is_contiguous()),
+    }
 
 
 def _plain(t):
@@ -110,6 +118,7 @@ def _numel(shape):
 
 # ---------------------------------------------------------------- environment and schema
 
+
 def environment(solution):
     """Where the kernels run here: {"device", "interpret", "triton"} (triton's version or None)."""
     triton = sys.modules.get("triton")
@@ -126,17 +135,30 @@ def schema(solution, name):
 
 # ---------------------------------------------------------------- eager
 
+
 def eager(solution, x):
     """silu_and_mul(x) once on DEVICE: the output, and whether x changed or shares memory with it."""
     x = x.to(DEVICE)
     before = x.clone()
     out = _op("silu_and_mul")(x)
     if not isinstance(out, _Tensor):
-        return {"out": None, "type": type(out).__name__, "x_changed": not _equal(x, before),
-                "shares_input_memory": False, "contiguous": False, "device": None}
+        return {
+            "out": None,
+            "type": type(out).__name__,
+            "x_changed": not _equal(x, before),
+            "shares_input_memory": False,
+            "contiguous": False,
+            "device": None,
+        }
     shares = out.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
-    return {"out": _plain(out), "type": type(out).__name__, "x_changed": not _equal(x, before),
-            "shares_input_memory": shares, "contiguous": bool(out.is_contiguous()), "device": out.device.type}
+    return {
+        "out": _plain(out),
+        "type": type(out).__name__,
+        "x_changed": not _equal(x, before),
+        "shares_input_memory": shares,
+        "contiguous": bool(out.is_contiguous()),
+        "device": out.device.type,
+    }
 
 
 def out_variant(solution, xbuf, x_offset, x_shape, obuf, o_offset, o_shape):
@@ -154,6 +176,7 @@ def out_variant(solution, xbuf, x_offset, x_shape, obuf, o_offset, o_shape):
 
 # ---------------------------------------------------------------- no data: meta and fake tensors
 
+
 def meta(solution, shape, dtype):
     return _describe(_op("silu_and_mul")(_empty(*shape, dtype=dtype, device="meta")))
 
@@ -165,12 +188,14 @@ def fake(solution, x):
 
 # ---------------------------------------------------------------- GPU tier: opcheck and torch.compile
 
+
 def run_opcheck(solution, name, args):
     """torch.library.opcheck on DEVICE (no input requires grad): {test: "SUCCESS" or the first line}."""
     args = tuple(a.to(DEVICE) if isinstance(a, _Tensor) else a for a in args)
     result = _opcheck(_op(name), args, raise_exception=False)
-    return {key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}"
-            for key, val in result.items()}
+    return {
+        key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}" for key, val in result.items()
+    }
 
 
 def compiled(solution, xs, through_out):

@@ -14,26 +14,35 @@ F32, F16, BF16 = torch.float32, torch.float16, torch.bfloat16
 
 EAGER_HINT = msg("调用 silu_and_mul 时出错", "calling silu_and_mul failed")
 OUT_HINT = msg("调用 silu_and_mul_out 时出错", "calling silu_and_mul_out failed")
-META_HINT = msg("在 meta 张量上调用 silu_and_mul 出错：需要 register_fake 注册 fake 实现，且它不能读数据或启动 kernel",
-                "calling silu_and_mul on a meta tensor failed: it needs a fake (register_fake) that reads no data "
-                "and launches no kernel")
+META_HINT = msg(
+    "在 meta 张量上调用 silu_and_mul 出错：需要 register_fake 注册 fake 实现，且它不能读数据或启动 kernel",
+    "calling silu_and_mul on a meta tensor failed: it needs a fake (register_fake) that reads no data "
+    "and launches no kernel",
+)
 SCHEMAS = {
     "silu_and_mul": ("ex107::silu_and_mul(Tensor x) -> Tensor", [("x", "Tensor", False)], [("Tensor", False)]),
-    "silu_and_mul_out": ("ex107::silu_and_mul_out(Tensor x, Tensor(a1!) out) -> ()",
-                         [("x", "Tensor", False), ("out", "Tensor", True)], []),
+    "silu_and_mul_out": (
+        "ex107::silu_and_mul_out(Tensor x, Tensor(a1!) out) -> ()",
+        [("x", "Tensor", False), ("out", "Tensor", True)],
+        [],
+    ),
 }
 
 
 def test_triton_is_installed(probe):
     env = probe("environment", hint=msg("读取运行环境出错", "reading the worker's environment failed"))
-    assert env["triton"], msg("判题进程里没有 Triton：pip install -e '.[triton]'",
-                              "Triton is not installed where the judge runs: pip install -e '.[triton]'")
+    assert env["triton"], msg(
+        "判题进程里没有 Triton：pip install -e '.[triton]'",
+        "Triton is not installed where the judge runs: pip install -e '.[triton]'",
+    )
 
 
 @pytest.mark.parametrize("name", list(SCHEMAS), ids=list(SCHEMAS))
 def test_schema(probe, check_schema, name):
     text, args, returns = SCHEMAS[name]
-    check_schema(probe("schema", name, hint=msg("读取 schema 时出错", "reading the schema failed")), name, text, args, returns)
+    check_schema(
+        probe("schema", name, hint=msg("读取 schema 时出错", "reading the schema failed")), name, text, args, returns
+    )
 
 
 @pytest.mark.parametrize("shape,dtype", [((4, 2048), F32), ((2, 8, 512), BF16)], ids=["float32-2d", "bfloat16-3d"])
@@ -46,7 +55,9 @@ def test_eager_matches_formula(probe, make_input, check_out, shape, dtype):
 def test_out_variant_writes_exactly_out(probe, guarded, check_guarded, shape):
     args, x, xbuf, obuf = guarded(2, shape, F32)
     obs = probe("out_variant", *args, hint=OUT_HINT)
-    check_guarded(obs, x, xbuf, obuf, f"silu_and_mul_out（x 形状 {list(shape)}）", f"silu_and_mul_out (x of shape {list(shape)})")
+    check_guarded(
+        obs, x, xbuf, obuf, f"silu_and_mul_out（x 形状 {list(shape)}）", f"silu_and_mul_out (x of shape {list(shape)})"
+    )
 
 
 def test_on_meta_tensors(probe, check_meta):
@@ -69,15 +80,26 @@ def _on(tier, request):
 def test_compile_fullgraph_dynamic_shapes(probe, make_input, check_out, request, tier):
     _on(tier, request)
     xs = [make_input(13 + i, shape, F32) for i, shape in enumerate([(4, 2048), (8, 1024), (2, 4096)])]
-    obs = probe("compiled", xs, False, hint=msg(
-        "torch.compile(fullgraph=True, backend=\"aot_eager\", dynamic=True) 下调用 silu_and_mul 出错（需要 fake 实现）",
-        "calling silu_and_mul under torch.compile(fullgraph=True, backend=\"aot_eager\", dynamic=True) failed (it needs a fake)"))
+    obs = probe(
+        "compiled",
+        xs,
+        False,
+        hint=msg(
+            'torch.compile(fullgraph=True, backend="aot_eager", dynamic=True) 下调用 silu_and_mul 出错（需要 fake 实现）',
+            'calling silu_and_mul under torch.compile(fullgraph=True, backend="aot_eager", dynamic=True) failed (it needs a fake)',
+        ),
+    )
     for x, out in zip(xs, obs["outs"]):
-        check_out({"out": out, "type": "Tensor", "x_changed": False, "shares_input_memory": False, "contiguous": True},
-                  x, "torch.compile 下", "under torch.compile")
-    assert obs["graphs"] == 1, msg(f"三种二维形状编译了 {obs['graphs']} 次（应为 1 次）：fake 实现不要把符号大小变成 int",
-                                   f"three 2-D shapes compiled {obs['graphs']} times (want once): the fake must not turn "
-                                   "symbolic sizes into ints")
+        check_out(
+            {"out": out, "type": "Tensor", "x_changed": False, "shares_input_memory": False, "contiguous": True},
+            x,
+            "torch.compile 下",
+            "under torch.compile",
+        )
+    assert obs["graphs"] == 1, msg(
+        f"三种二维形状编译了 {obs['graphs']} 次（应为 1 次）：fake 实现不要把符号大小变成 int",
+        f"three 2-D shapes compiled {obs['graphs']} times (want once): the fake must not turn symbolic sizes into ints",
+    )
 
 
 @pytest.mark.parametrize("tier", TIERS)
@@ -91,11 +113,18 @@ def test_opcheck(probe, make_input, check_opcheck, request, tier, name):
 
 # ---------------------------------------------------------------- GPU tier only
 
+
 @pytest.mark.gpu
 @pytest.mark.parametrize("dtype", [F32, BF16], ids=["float32", "bfloat16"])
 def test_cuda_values_and_out_variant(probe, on_cuda, make_input, check_out, guarded, check_guarded, dtype):
     x = make_input(11, (4, 2048), dtype)
     check_out(probe("eager", x, hint=EAGER_HINT), x, "CUDA 上", "on CUDA")
     args, x, xbuf, obuf = guarded(12, (3, 2000), dtype)
-    check_guarded(probe("out_variant", *args, hint=OUT_HINT), x, xbuf, obuf, "CUDA 上的 silu_and_mul_out",
-                  "silu_and_mul_out on CUDA")
+    check_guarded(
+        probe("out_variant", *args, hint=OUT_HINT),
+        x,
+        xbuf,
+        obuf,
+        "CUDA 上的 silu_and_mul_out",
+        "silu_and_mul_out on CUDA",
+    )
