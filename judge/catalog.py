@@ -176,6 +176,14 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "判题系统内部错误（题目文件有问题），请报告给我们",
         "Internal error of the judge (the exercise's files are broken): please report it to us",
     ),
+    # -- integrity --
+    # -- learner loop: CLI, daemon, source --
+    # -- learner loop: web page --
+    # -- exercises and tiers --
+    # -- instructor: batch --
+    # -- queue and operations --
+    # -- GPU tier --
+    # -- code health: front ends --
 }
 
 
