@@ -29,3 +29,18 @@ def judge():
     """A warm judge over the real problems folder."""
     with Judge() as real:
         yield real
+
+
+# Tests of one folder share that folder's session fixtures (a dockerd, a web server, a browser): under
+# pytest-xdist's --dist loadgroup each folder below runs on one worker, so those fixtures start once.
+XDIST_GROUPS = ("docker", "web", "scale", "redteam", "batch")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    tests_dir = Path(__file__).parent
+    for item in items:
+        parts = Path(item.path).relative_to(tests_dir).parts
+        if parts and parts[0] in XDIST_GROUPS:
+            item.add_marker(pytest.mark.xdist_group(parts[0]))
+        if parts and parts[0] == "docker":
+            item.add_marker(pytest.mark.docker)
