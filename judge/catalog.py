@@ -158,8 +158,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "the file is {size} bytes; the limit is {limit} bytes",
     ),
     "source.not_utf8": (
-        "文件不是 UTF-8 文本（第 {at} 个字节）；请另存为 UTF-8",
-        "the file is not UTF-8 text (byte {at}); save it as UTF-8",
+        "文件不是 UTF-8 文本（第 {line} 行，第 {at} 个字节）：没有编码声明的文件，Python 按 UTF-8 读，也会拒绝它。"
+        "{save}",
+        "the file is not UTF-8 text (line {line}, byte {at}): Python reads a file without a coding line as UTF-8 "
+        "and would refuse it too. {save}",
     ),
     "source.surrogate": (
         "文本里有单独的代理字符（第 {at} 个字符，U+{code:04X}），不是有效的 Unicode；请另存为 UTF-8",
@@ -178,6 +180,31 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     # -- integrity --
     # -- learner loop: CLI, daemon, source --
+    "source.save_utf8": (
+        "请在编辑器里把文件另存为 UTF-8（VS Code：点状态栏右下角的编码 → “通过编码保存” → UTF-8；"
+        "记事本：“另存为” → 编码选 UTF-8），或在第一行写明文件真正的编码，例如 # -*- coding: gbk -*-",
+        "Save it as UTF-8 in your editor (VS Code: click the encoding in the status bar → Save with Encoding → "
+        "UTF-8; Notepad: Save As → Encoding: UTF-8), or name its real encoding on the first line, e.g. "
+        "# -*- coding: gbk -*-",
+    ),
+    "source.not_declared": (
+        "文件开头声明了编码 {encoding}，但第 {line} 行（第 {at} 个字节）不是 {encoding} 文本，Python 也会拒绝它。"
+        "请把文件另存为 UTF-8，并删掉那行编码声明",
+        "the file declares the encoding {encoding}, but line {line} (byte {at}) is not {encoding} text, so Python "
+        "would refuse it too. Save the file as UTF-8 and delete the coding line",
+    ),
+    "source.unknown_encoding": (
+        "文件开头声明的编码 {encoding} 不是 Python 认识的编码，Python 会拒绝运行它。"
+        "请把文件另存为 UTF-8，并删掉那行编码声明（或改成正确的名字，例如 gbk）",
+        "the file declares the encoding {encoding}, which Python does not know, so Python would refuse to run it. "
+        "Save the file as UTF-8 and delete the coding line (or correct the name, e.g. gbk)",
+    ),
+    "source.bom_conflict": (
+        "文件以 UTF-8 的 BOM 开头，却声明了编码 {encoding}，两者矛盾，Python 会拒绝它。"
+        "请删掉那行编码声明（文件已经是 UTF-8）",
+        "the file starts with a UTF-8 byte-order mark but declares the encoding {encoding}; Python refuses the "
+        "contradiction. Delete the coding line (the file is UTF-8 already)",
+    ),
     # -- learner loop: web page --
     # -- exercises and tiers --
     # -- instructor: batch --

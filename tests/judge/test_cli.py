@@ -150,3 +150,20 @@ def test_list_shows_titles(tmp_path):
     assert result.returncode == 0 and "测试用题" in result.stdout and "还没开始" in result.stdout
     english = practice(tmp_path, "--list", "--lang", "en")
     assert "Fixture: add" in english.stdout and "not started" in english.stdout
+
+
+def test_a_bom_and_crlf_file_and_a_gbk_file_with_a_coding_line_are_judged_as_python_runs_them(tmp_path):
+    bom_crlf = write(tmp_path, "bom.py", b"\xef\xbb\xbf" + "# 加法\r\n".encode() + GOOD.replace("\n", "\r\n").encode())
+    result = practice(tmp_path, "900", bom_crlf, "--json")
+    assert result.returncode == 0 and json.loads(result.stdout)["verdict"] == "accepted", result.stdout + result.stderr
+    gbk = write(tmp_path, "gbk.py", ("# -*- coding: gbk -*-\n# 两数相加\n" + GOOD).encode("gbk"))
+    result = practice(tmp_path, "900", gbk, "--json")
+    assert result.returncode == 0 and json.loads(result.stdout)["verdict"] == "accepted", result.stdout + result.stderr
+
+
+def test_a_gbk_file_without_a_coding_line_is_refused_with_how_to_save_it(tmp_path):
+    gbk = write(tmp_path, "gbk.py", ("# 两数相加\n" + GOOD).encode("gbk"))
+    result = practice(tmp_path, "900", gbk, "--lang", "en")
+    assert result.returncode == 2 and result.stdout == ""
+    assert "not UTF-8 text (line 1" in result.stderr and "Save it as UTF-8" in result.stderr
+    assert "另存为 UTF-8" in practice(tmp_path, "900", gbk).stderr
