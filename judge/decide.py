@@ -5,8 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from judge.catalog import say
+from judge.checker.events import CollectedCase, ImportProblem
 from judge.i18n import Text
-from judge.models import CaseResult, Outcome, Report, RunInfo, Verdict
+from judge.models import CaseResult, Mode, Outcome, Report, RunInfo, Verdict
 from judge.precheck import import_block
 from sandbox.base import EXIT_LAYER, JobFacts
 
@@ -15,10 +16,10 @@ from sandbox.base import EXIT_LAYER, JobFacts
 class CheckerLog:
     """Everything the checker told the judge about one judgement."""
 
-    collected: list[dict] = field(default_factory=list)  # {"id", "name", "hidden"} in collection order
+    collected: list[CollectedCase] = field(default_factory=list)  # in collection order
     finished: dict[str, CaseResult] = field(default_factory=dict)  # by pytest node id
-    import_error: dict | None = None
-    import_message: Text | dict | str = ""  # the checker's headline of an import failure
+    import_error: ImportProblem | None = None
+    import_message: Text = field(default_factory=Text)  # the checker's headline of an import failure
     collect_errors: list[str] = field(default_factory=list)
     exit_code: int | None = None
     fault: str = ""  # an infrastructure fault seen by the judge
@@ -31,15 +32,21 @@ def ran_cases(log: CheckerLog, cases: list[CaseResult]) -> list[CaseResult]:
     return [
         case
         for case, meta in zip(cases, log.collected)
-        if not (meta.get("tier") in log.skipped_tiers and case.outcome == Outcome.skipped)
+        if not (meta.tier in log.skipped_tiers and case.outcome == Outcome.skipped)
     ]
 
 
 def tiers_of(log: CheckerLog) -> dict[str, str]:
     return {
         tier: "skipped" if tier in log.skipped_tiers else "ran"
-        for tier in dict.fromkeys(meta.get("tier", "cpu") for meta in log.collected)
+        for tier in dict.fromkeys(meta.tier for meta in log.collected)
     }
+
+
+def weighted_score(ran: list[CaseResult]) -> float:
+    """The passed cases' share of the weight of the cases that ran (@pytest.mark.weight, default 1 each)."""
+    total = sum(c.weight for c in ran)
+    return round(sum(c.weight for c in ran if c.outcome == Outcome.passed) / total, 4) if total else 0.0
 
 
 # The summary of each limit verdict, and of the same limit hit while the file was still importing.
@@ -91,16 +98,18 @@ def _internal_fault(log: CheckerLog, worker: JobFacts | None) -> str:
 
 
 def decide(
-    problem_id: str, mode: str, log: CheckerLog, worker: JobFacts | None, limits: dict, source: str = ""
+    problem_id: str, mode: Mode, log: CheckerLog, worker: JobFacts | None, limits: dict, source: str = ""
 ) -> Report:
     """source: the learner's file, to show the line an import failure points at."""
     cases = [
-        log.finished.get(c["id"])
-        or CaseResult(name=c["name"], hidden=c["hidden"], outcome=Outcome.error, message=say("case.unreported"))
+        log.finished.get(c.id)
+        or CaseResult(name=c.name, hidden=c.hidden, outcome=Outcome.error, message=say("case.unreported"))
         for c in log.collected
     ]
     lost = (any(c.outcome == Outcome.error for c in cases) and log.import_error is None) or _import_lost(log)
     fault = _internal_fault(log, worker)
+    for case, meta in zip(cases, log.collected):
+        case.weight = meta.weight
     ran = ran_cases(log, cases)
     passed = sum(c.outcome == Outcome.passed for c in ran)
     verdicts = _worker_verdicts(worker, lost)
@@ -121,26 +130,27 @@ def decide(
         cases=cases,
         passed=passed,
         total=len(cases),
-        score=round(passed / len(ran), 4) if ran else 0.0,
+        score=weighted_score(ran),
         tiers=tiers_of(log),
         message=_summary(verdict, mode, log, worker, limits, source),
         detail=detail,
         run=worker or RunInfo(),
+        tampered=any(c.tampered for c in cases),
+        error_line=log.import_error.line if verdict == Verdict.compile_error and log.import_error else None,
     )
 
 
 def _import_lost(log: CheckerLog) -> bool:
     """The worker never answered the handshake: the file did not finish importing (a limit hit, or it exited)."""
-    return log.import_error is not None and log.import_error.get("import") == "lost"
+    return log.import_error is not None and log.import_error.lost
 
 
-def _summary(verdict: Verdict, mode: str, log: CheckerLog, worker: JobFacts | None, limits: dict, source: str) -> Text:
+def _summary(verdict: Verdict, mode: Mode, log: CheckerLog, worker: JobFacts | None, limits: dict, source: str) -> Text:
     if verdict == Verdict.internal_error:
         return say("internal_error")
     if verdict == Verdict.compile_error:
-        error = log.import_error or {}
-        line = error.get("learner_line") if type(error.get("learner_line")) is int else None
-        return import_block(Text.model_validate(log.import_message), str(error.get("type", "")), line, source)
+        error = log.import_error or ImportProblem()
+        return import_block(log.import_message, error.type, error.line, source)
     ids = LIMIT_MESSAGES.get(verdict)
     if ids:
         # The exit status is the submission's to choose: once hidden tests ran it could carry their data out

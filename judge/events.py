@@ -20,6 +20,15 @@ class Collected(BaseModel):
     total: int
 
 
+class CaseStarted(BaseModel):
+    """A public case began (its name); for hidden cases only the first one is told, with no name or number:
+    a learner sees that hidden tests run, never which one or how fast."""
+
+    type: Literal["case_started"] = "case_started"
+    name: str = Field("", description="The public case's name; empty once hidden cases run.")
+    hidden: bool = False
+
+
 class CaseFinished(BaseModel):
     type: Literal["case_finished"] = "case_finished"
     index: int = Field(description="1-based position among the finished cases.")
@@ -59,6 +68,6 @@ class Done(BaseModel):
     verdict: Verdict
 
 
-Event = Annotated[Collected | CaseFinished | Done, Field(discriminator="type")]
+Event = Annotated[Collected | CaseStarted | CaseFinished | Done, Field(discriminator="type")]
 EVENT = TypeAdapter(Event)
 EventSink = Callable[[Event], None]

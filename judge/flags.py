@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 import re
 
+from judge.models import Report
+
 # flag -> names whose mere mention (import, attribute, name, or a string such as getattr(sys, "_getframe"))
 # means the code reaches for the judge's or the interpreter's internals, even in code that never runs.
 NAMES: dict[str, tuple[str, ...]] = {
@@ -152,19 +154,12 @@ def source_flags(source: str | bytes) -> list[str]:
         return []
 
 
-def tamper_flags(report) -> list[str]:
-    """["tampering"] when the runtime error came from the worker's guard (it found trusted code changed)."""
-    if getattr(report.verdict, "value", report.verdict) != "runtime_error":
-        return []
-    texts = [report.detail, *(c.detail for c in report.cases), *(c.message.en for c in report.cases)]
-    return ["tampering"] if any(m in t for t in texts for m in TAMPER_MARKS) else []
+def tamper_flags(report: Report) -> list[str]:
+    """["tampering"] when the worker's guard found trusted code changed (the report's own fact)."""
+    return ["tampering"] if report.tampered else []
 
 
-# What the checker writes when the guard reports tampering: the exception's class, and its message.
-TAMPER_MARKS = ("Tampered", "guard found the judge's own code changed")
-
-
-def report_flags(source: str | bytes, report) -> list[str]:
+def report_flags(source: str | bytes, report: Report) -> list[str]:
     return sorted(set(source_flags(source)) | set(tamper_flags(report)))
 
 

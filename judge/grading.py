@@ -10,10 +10,11 @@ import socket
 import time
 from collections.abc import Callable
 
-from judge.checker.events import read_events
+from judge.checker import events as checker_events
 from judge.decide import CheckerLog, decide
-from judge.events import CaseFinished, Collected, Done, EventSink
-from judge.models import CaseResult, Report
+from judge.events import CaseFinished, CaseStarted, Collected, Done, EventSink
+from judge.jobs import CheckerPayload
+from judge.models import CaseResult, Mode, Report
 from judge.problems import Problem
 from judge.runners import Runner, WorkerLaunch
 from judge.runners import plan as tier_plans
@@ -27,7 +28,7 @@ CHECKER_GRACE_S = 30  # the checker outlives the worker's limit by this much to 
 def grade_once(
     problem: Problem,
     source: str,
-    mode: str,
+    mode: Mode,
     runners: Callable[[str], Runner],
     checker_zygote: ZygoteClient,
     display_name: str,
@@ -71,7 +72,7 @@ def grade_once(
 def _one_pass(
     problem: Problem,
     source: str,
-    mode: str,
+    mode: Mode,
     runner: Runner,
     checker_zygote: ZygoteClient,
     display_name: str,
@@ -108,15 +109,15 @@ def _one_pass(
                 output_bytes=4 << 20,
                 threads=settings.worker_threads,
                 env=dict(step.env),
-                payload={
-                    "deadline": deadline,
-                    "meta": problem.meta.model_dump(mode="json"),
-                    "display_name": display_name,
-                    "root": str(problem.root),
-                    "test_files": [str(p) for p in problem.test_files(mode)],
-                    "run_tiers": list(step.run_tiers),
-                    "skip_tiers": list(skipped),
-                },
+                payload=CheckerPayload(
+                    deadline=deadline,
+                    meta=problem.meta.model_dump(mode="json"),
+                    display_name=display_name,
+                    root=str(problem.root),
+                    test_files=tuple(str(p) for p in problem.test_files(mode)),
+                    run_tiers=tuple(step.run_tiers),
+                    skip_tiers=tuple(skipped),
+                ).to_wire(),
             ),
             [checker_end.fileno(), events_out.fileno()],
         )
@@ -188,36 +189,48 @@ class Relay:
 
     def __init__(self, emit: EventSink):
         self.emit, self.total, self.done, self.hidden_no = emit, 0, 0, 0
+        self.told_hidden = False  # hidden cases are announced once, as a phase: no per-case timing leaves
 
     def read(self, sock: socket.socket) -> CheckerLog:
         log = CheckerLog()
-        for event in read_events(sock):
-            kind = event.get("type")
-            if kind == "collected":
-                log.collected = event["cases"]
-                self.total += len(log.collected)
-                self.emit(Collected(total=self.total))
-            elif kind == "import_error":
-                log.import_error, log.import_message = event["error"], event["message"]
-            elif kind == "collect_error":
-                log.collect_errors.append(event["detail"])
-            elif kind == "case_finished":
-                self._finished(log, event)
-            elif kind == "finished":
-                log.exit_code = event["exit_code"]
+        for event in checker_events.read_events(sock):
+            match event:
+                case checker_events.Collected():
+                    log.collected = event.cases
+                    self.total += len(log.collected)
+                    self.emit(Collected(total=self.total))
+                case checker_events.ImportFailed():
+                    log.import_error, log.import_message = event.error, event.message
+                case checker_events.CollectError():
+                    log.collect_errors.append(event.detail)
+                case checker_events.CaseStarted():
+                    self._started(event)
+                case checker_events.CaseEnded():
+                    self._finished(log, event)
+                case checker_events.Finished():
+                    log.exit_code = event.exit_code
         return log
 
-    def _finished(self, log: CheckerLog, event: dict) -> None:
+    def _started(self, event: checker_events.CaseStarted) -> None:
+        if not event.hidden:
+            self.emit(CaseStarted(name=event.name))
+        elif not self.told_hidden:
+            self.told_hidden = True
+            self.emit(CaseStarted(hidden=True))
+
+    def _finished(self, log: CheckerLog, event: checker_events.CaseEnded) -> None:
         case = CaseResult(
-            name=event["name"],
-            hidden=event["hidden"],
-            outcome=event["outcome"],
-            message=event["message"],
-            hint=event.get("hint") or {},
-            detail=event["detail"],
-            duration_s=event["duration_s"],
+            name=event.name,
+            hidden=event.hidden,
+            outcome=event.outcome,
+            message=event.message,
+            hint=event.hint,
+            detail=event.detail,
+            duration_s=event.duration_s,
+            tampered=event.tampered,
+            line=event.line,
         )
-        log.finished[event["id"]] = case
+        log.finished[event.id] = case
         self.done += 1
         self.hidden_no += case.hidden
         self.emit(CaseFinished.of(case, self.done, self.total, self.hidden_no))

@@ -15,6 +15,9 @@ from sandbox.base import JobFacts
 # for one of the judge's own (a spoofed "结果: accepted" line).
 OUTPUT_MARK = "│ "
 
+# What a judgement runs: "submit" runs the public and hidden tests, "run" the public ones only.
+Mode = Literal["submit", "run"]
+
 
 class Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -96,6 +99,9 @@ class CaseResult(BaseModel):
     )
     detail: str = Field("", description="Longer text for instructors (assertion, traceback tail).")
     duration_s: float = 0.0
+    tampered: bool = Field(False, description="The worker's guard found the judge's own code changed.")
+    line: int | None = Field(None, description="The learner's line the case's exception points at, when it raised.")
+    weight: float = Field(1.0, ge=0, description="Its share of the score: @pytest.mark.weight(n), default 1.")
 
 
 class Fault(BaseModel):
@@ -117,7 +123,7 @@ class Report(BaseModel):
     score: float = Field(ge=0, le=1)
     passed: int
     total: int
-    mode: Literal["submit", "run"] = "submit"
+    mode: Mode = "submit"
     message: Text = Field(
         default_factory=Text, description="One-line learner-facing summary: compile error location, limit hit."
     )
@@ -126,6 +132,10 @@ class Report(BaseModel):
         None, description="Set when the verdict is internal_error: what failed, retryable or not."
     )
     cases: list[CaseResult] = Field(default_factory=list)
+    tampered: bool = Field(False, description="A case found the judge's own code changed in the worker; never public.")
+    error_line: int | None = Field(
+        None, description="compile_error: the learner's line the import failure points at (the editor marks it)."
+    )
     run: RunInfo = Field(default_factory=RunInfo)
     versions: dict[str, str] = Field(default_factory=dict)
     problem_digest: str = Field("", description="Hash of the problem's tests, probes and metadata that judged this.")
@@ -136,8 +146,14 @@ class Report(BaseModel):
     )
     tiers: dict[str, str] = Field(
         default_factory=dict,
-        description="Tier name ('cpu', 'gpu') -> 'ran' or 'skipped'. "
-        "Score and verdict cover the cases that ran; a skipped tier's cases are still to do.",
+        description="Tier name ('cpu', 'gpu') -> 'ran', 'skipped' or 'failed'. "
+        "Score and verdict cover the cases that ran; a skipped tier's cases are still to do; "
+        "a failed tier could not run for a reason of the host (the verdict is then internal_error).",
+    )
+    tier_layers: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description="For instructors: each tier's own isolation layers (name -> 'active' or why not), "
+        "as the sandbox reported them for the pass that ran it.",
     )
     judged_at: datetime = Field(default_factory=lambda: datetime.now(UTC))
     duration_s: float = 0.0
@@ -210,7 +226,7 @@ class PublicReport(BaseModel):
     score: float
     passed: int
     total: int
-    mode: Literal["submit", "run"]
+    mode: Mode
     lang: Lang = "zh"
     message: str
     cases: list[PublicCase]
@@ -219,7 +235,7 @@ class PublicReport(BaseModel):
     versions: dict[str, str]
     tiers: dict[str, str] = Field(
         default_factory=dict,
-        description="Tier name ('cpu', 'gpu') -> 'ran' or 'skipped' "
-        "(a skipped tier had no runner here: its cases are still to do).",
+        description="Tier name ('cpu', 'gpu') -> 'ran', 'skipped' or 'failed' "
+        "(a skipped tier had no runner here: its cases are still to do; a failed one could not run on this host).",
     )
     judged_at: datetime

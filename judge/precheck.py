@@ -8,18 +8,31 @@ literal) makes compile() raise rather than crash, and that becomes a compile err
 from __future__ import annotations
 
 import warnings
+from dataclasses import dataclass
 
 from judge.catalog import say
 from judge.events import Collected, Done, EventSink
 from judge.i18n import Text
-from judge.models import Report, Verdict
+from judge.models import Mode, Report, Verdict
 from judge.textsafe import plain, shorten
 
 WIDTH = 100  # a longer source line is shown as a window around the error
 
 
+@dataclass(frozen=True)
+class NotCompiling:
+    message: Text  # one block: the error and where, the line with a caret, a hint
+    line: int | None  # the learner's line the error points at
+
+
 def syntax_error(source: str, display_name: str) -> Text | None:
     """The one-block message of why `source` does not compile, or None when it compiles."""
+    failure = compile_failure(source, display_name)
+    return failure.message if failure is not None else None
+
+
+def compile_failure(source: str, display_name: str) -> NotCompiling | None:
+    """Why `source` does not compile, or None when it compiles."""
     try:
         with warnings.catch_warnings():  # "invalid escape sequence" and the like: the worker's business, not ours
             warnings.simplefilter("ignore", SyntaxWarning)
@@ -29,9 +42,12 @@ def syntax_error(source: str, display_name: str) -> Text | None:
         kind, line = type(exc).__name__, exc.lineno if exc.filename == display_name else None
         where = say("where", file=display_name, line=line) if line else ""
         headline = say("import.failed", error=f"{kind}: {plain(shorten(str(exc.msg)))}", where=where)
-        return import_block(headline, kind, line, source, exc.offset, getattr(exc, "end_offset", None))
+        block = import_block(headline, kind, line, source, exc.offset, getattr(exc, "end_offset", None))
+        return NotCompiling(block, line)
     except (RecursionError, MemoryError, OverflowError, ValueError) as exc:
-        return say("import.uncompilable", what=type(exc).__name__) + "\n" + say("import.hint.complex")
+        return NotCompiling(
+            say("import.uncompilable", what=type(exc).__name__) + "\n" + say("import.hint.complex"), None
+        )
     return None
 
 
@@ -73,10 +89,17 @@ def _caret(source: str, line: int | None, offset: int | None, end_offset: int | 
     return f"    {plain(text.rstrip())}\n    {' ' * start}{'^' * (end - start)}"
 
 
-def not_compiled(problem_id: str, mode: str, message: Text, on_event: EventSink | None) -> Report:
+def not_compiled(problem_id: str, mode: Mode, failure: NotCompiling, on_event: EventSink | None) -> Report:
     """The report of a file that does not compile: compile_error, and no test ran (none was collected)."""
     report = Report(
-        problem=problem_id, verdict=Verdict.compile_error, score=0.0, passed=0, total=0, mode=mode, message=message
+        problem=problem_id,
+        verdict=Verdict.compile_error,
+        score=0.0,
+        passed=0,
+        total=0,
+        mode=mode,
+        message=failure.message,
+        error_line=failure.line,
     )
     if on_event is not None:
         on_event(Collected(total=0))

@@ -11,7 +11,7 @@ from judge.events import EventSink
 from judge.flags import report_flags
 from judge.grading import grade_once
 from judge.models import Fault, Report, Verdict
-from judge.precheck import not_compiled, syntax_error
+from judge.precheck import compile_failure, not_compiled
 from judge.problems import Problem, ProblemSet
 from judge.runners import Runner
 from judge.runners.base import WORKER_PRELOAD
@@ -57,7 +57,7 @@ class Judge:
         source = check_source(source_code, min(problem.meta.limits.source_kib << 10, self.settings.max_source_bytes))
         display = display_name or problem.meta.solution_file
         started = time.monotonic()
-        failure = syntax_error(source, display)  # answered at once: no worker starts, nothing imports torch
+        failure = compile_failure(source, display)  # answered at once: no worker starts, nothing imports torch
         if failure is not None:
             report = not_compiled(problem.id, mode, failure, on_event)
         else:

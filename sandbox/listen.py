@@ -34,13 +34,7 @@ class ContainerServer(ZygoteServer):
             inbox, scratch = spec.workdir, tempfile.mkdtemp(prefix="job-", dir=SCRATCH_ROOT)
             for name in os.listdir(inbox):
                 shutil.copy(os.path.join(inbox, name), scratch)
-            spec.workdir = scratch
-            spec.payload = {
-                key: value.replace(inbox, scratch, 1)
-                if isinstance(value, str) and value.startswith(inbox + "/")
-                else value
-                for key, value in spec.payload.items()
-            }
+            spec.workdir = scratch  # the payload names no path in the inbox: the job finds its files in its cwd
             self.scratches[job_id] = scratch
         super()._start(job_id, spec, fds)
 

@@ -2,22 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
 from judge.i18n import Lang
-from judge.models import Report, Verdict
+from judge.models import Report
 from web.schemas import HistoryEntry, SubmissionOut
 from web.store import StoredEvent, Submission
-
-# The judge's compile-error message ends with "(100.py line 42)" in English.
-LINE = re.compile(r"\bline (\d+)\b")
-
-
-def error_line(report: Report) -> int | None:
-    if report.verdict != Verdict.compile_error:
-        return None
-    match = LINE.search(report.message.en)
-    return int(match[1]) if match else None
 
 
 def submission_out(sub: Submission, lang: Lang) -> SubmissionOut:
@@ -31,7 +19,7 @@ def submission_out(sub: Submission, lang: Lang) -> SubmissionOut:
         finished_at=sub.finished_at,
         code=sub.code,
         report=report.public(lang) if report else None,
-        error_line=error_line(report) if report else None,
+        error_line=report.error_line if report else None,
     )
 
 
@@ -47,6 +35,7 @@ def history_entry(sub: Submission) -> HistoryEntry:
         verdict=report.verdict.value if report else None,
         passed=report.passed if report else None,
         total=report.total if report else None,
+        tiers=dict(report.tiers) if report else {},
     )
 
 

@@ -1,21 +1,101 @@
-"""Events from the checker to the judge: one JSON object per line over a stream socket."""
+"""Events from the checker to the judge: one JSON object per line over a stream socket, typed as pydantic models.
+
+The checker is the judge's own code, but it runs in a sandbox beside the learner's worker, so the judge
+validates every line against this union before any of it reaches a report.
+"""
 
 from __future__ import annotations
 
 import json
 import socket
+from collections.abc import Iterator
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+from judge.i18n import Text
+from judge.models import Outcome
+
+
+class CollectedCase(BaseModel):
+    """One test case as collected, in collection order."""
+
+    id: str = Field(description="pytest's node id: the key of the case's other events.")
+    name: str
+    hidden: bool
+    tier: str = "cpu"
+    weight: float = Field(1.0, ge=0, description="Its share of the score: @pytest.mark.weight(n), default 1.")
+
+
+class Collected(BaseModel):
+    type: Literal["collected"] = "collected"
+    cases: list[CollectedCase]
+
+
+class ImportProblem(BaseModel):
+    """Why the learner's file is not usable: it raised while importing, or the handshake never came back."""
+
+    lost: bool = Field(False, description="No handshake: a limit was hit or the file exited while importing.")
+    type: str = Field("", description="The exception's class name (an import that raised).")
+    message: str = ""
+    line: int | None = Field(None, description="The learner's line the exception points at.")
+
+
+class ImportFailed(BaseModel):
+    type: Literal["import_error"] = "import_error"
+    error: ImportProblem
+    message: Text = Field(default_factory=Text, description="The checker's headline; empty when lost.")
+
+
+class CollectError(BaseModel):
+    type: Literal["collect_error"] = "collect_error"
+    detail: str
+
+
+class CaseStarted(BaseModel):
+    type: Literal["case_started"] = "case_started"
+    id: str
+    name: str
+    hidden: bool
+
+
+class CaseEnded(BaseModel):
+    type: Literal["case_finished"] = "case_finished"
+    id: str
+    name: str
+    hidden: bool
+    outcome: Outcome
+    message: Text = Field(default_factory=Text)
+    hint: Text = Field(default_factory=Text)
+    detail: str = ""
+    duration_s: float = 0.0
+    tampered: bool = Field(False, description="The worker's guard found the judge's own code changed.")
+    line: int | None = Field(None, description="The learner's line the case's exception points at.")
+
+
+class Finished(BaseModel):
+    type: Literal["finished"] = "finished"
+    exit_code: int
+
+
+CheckerEvent = Annotated[
+    Collected | ImportFailed | CollectError | CaseStarted | CaseEnded | Finished, Field(discriminator="type")
+]
+CHECKER_EVENT: TypeAdapter[CheckerEvent] = TypeAdapter(CheckerEvent)
 
 
 class EventWriter:
     def __init__(self, sock: socket.socket):
         self.sock = sock
 
-    def send(self, event: dict) -> None:
-        # errors="replace": a lone surrogate that slipped through must not break the checker's report
-        self.sock.sendall(json.dumps(event, ensure_ascii=False).encode("utf-8", "replace") + b"\n")
+    def send(self, event: CheckerEvent) -> None:
+        # json.dumps, then errors="replace": a lone surrogate that slipped through must not break the checker's
+        # report (pydantic's own JSON encoder refuses one)
+        line = json.dumps(event.model_dump(mode="json"), ensure_ascii=False).encode("utf-8", "replace")
+        self.sock.sendall(line + b"\n")
 
 
-def read_events(sock: socket.socket, max_line: int = 1 << 20):
+def read_events(sock: socket.socket, max_line: int = 1 << 20) -> Iterator[CheckerEvent]:
     """Yield events until the checker closes its end; a line over max_line ends the stream."""
     buf = b""
     while True:
@@ -25,6 +105,6 @@ def read_events(sock: socket.socket, max_line: int = 1 << 20):
         buf += chunk
         while b"\n" in buf:
             line, buf = buf.split(b"\n", 1)
-            yield json.loads(line)
+            yield CHECKER_EVENT.validate_json(line)
         if len(buf) > max_line:
             raise ValueError("checker event line too long")

@@ -15,8 +15,8 @@ from judge.textsafe import shorten
 class CaseFailed(AssertionError):
     """A case failed with a message already in both languages (the probe fixture's hint)."""
 
-    def __init__(self, text: Text):
-        self.text = text
+    def __init__(self, text: Text, line: int | None = None):
+        self.text, self.line = text, line  # line: where the learner's code raised, when it did
         super().__init__(msg(text.zh, text.en))
 
 

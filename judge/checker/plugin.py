@@ -5,8 +5,17 @@ from __future__ import annotations
 import pytest
 
 from judge.catalog import say
-from judge.checker.errors import LearnerError, WorkerLost
-from judge.checker.events import EventWriter
+from judge.checker.errors import LearnerError, Tampered, WorkerLost
+from judge.checker.events import (
+    CaseEnded,
+    CaseStarted,
+    Collected,
+    CollectedCase,
+    CollectError,
+    EventWriter,
+    ImportProblem,
+)
+from judge.checker.events import ImportFailed as ImportFailedEvent
 from judge.checker.messages import CaseFailed, NotRun, case_message, failure_text, import_failure, probe_failure
 from judge.checker.remote import ImportFailed, Remote
 from judge.checker.tiers import tier_of
@@ -22,6 +31,8 @@ class CaseState:
         self.name, self.hidden = name, hidden
         self.outcome, self.message, self.detail, self.duration = "passed", Text(), "", 0.0
         self.hint = Text()
+        self.tampered = False  # the worker's guard found the judge's own code changed
+        self.line: int | None = None  # the learner's line the case's exception points at
 
 
 def marker_hint(item) -> Text:
@@ -33,6 +44,17 @@ def marker_hint(item) -> Text:
     zh = marker.kwargs.get("zh", marker.args[0] if marker.args else "")
     en = marker.kwargs.get("en", marker.args[1] if len(marker.args) > 1 else None)
     return as_text(zh) if en is None else Text(zh=str(zh), en=str(en))
+
+
+def marker_weight(item) -> float:
+    """@pytest.mark.weight(n): the case's share of the score (default 1). A bad weight is the author's error."""
+    marker = item.get_closest_marker("weight")
+    if marker is None:
+        return 1.0
+    value = float(marker.args[0] if marker.args else marker.kwargs["n"])
+    if not value >= 0:
+        raise pytest.UsageError(f"{item.nodeid}: @pytest.mark.weight needs a number >= 0, not {value!r}")
+    return value
 
 
 class JudgePlugin:
@@ -55,7 +77,7 @@ class JudgePlugin:
             try:
                 return self._remote.call(name, *args, **kwargs)
             except LearnerError as exc:
-                raise CaseFailed(probe_failure(hint, exc, self.display_name)) from None
+                raise CaseFailed(probe_failure(hint, exc, self.display_name), exc.learner_line) from None
 
         return call
 
@@ -65,40 +87,35 @@ class JudgePlugin:
 
     def pytest_collectreport(self, report):
         if report.failed:
-            self.events.send({"type": "collect_error", "detail": str(report.longrepr)[-4000:]})
+            self.events.send(CollectError(detail=str(report.longrepr)[-4000:]))
 
     def pytest_collection_finish(self, session):
         for item in session.items:
             case = self.cases[item.nodeid] = CaseState(item.name, item.path.name == HIDDEN_FILE)
             case.hint = marker_hint(item)
         self.events.send(
-            {
-                "type": "collected",
-                "cases": [
-                    {
-                        "id": item.nodeid,
-                        "name": self.cases[item.nodeid].name,
-                        "hidden": self.cases[item.nodeid].hidden,
-                        "tier": tier_of(item),
-                    }
+            Collected(
+                cases=[
+                    CollectedCase(
+                        id=item.nodeid,
+                        name=self.cases[item.nodeid].name,
+                        hidden=self.cases[item.nodeid].hidden,
+                        tier=tier_of(item),
+                        weight=marker_weight(item),
+                    )
                     for item in session.items
-                ],
-            }
+                ]
+            )
         )
         hello = self._remote.handshake()
         if hello["import"] == "error":
-            self.events.send(
-                {
-                    "type": "import_error",
-                    "error": hello,
-                    "message": import_failure(hello, self.display_name).model_dump(),
-                }
-            )
+            problem = ImportProblem(type=hello["type"], message=hello["message"], line=hello["learner_line"])
+            self.events.send(ImportFailedEvent(error=problem, message=import_failure(hello, self.display_name)))
         elif hello["import"] == "lost" and not self._remote.tampered:
             # The handshake never came back: the file did not finish importing (a limit, or it exited). Every
             # case is "not run"; the judge words the verdict from what the sandbox saw.
             self.import_lost = True
-            self.events.send({"type": "import_error", "error": {"import": "lost"}, "message": Text().model_dump()})
+            self.events.send(ImportFailedEvent(error=ImportProblem(lost=True)))
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtest_setup(self, item):
@@ -107,7 +124,7 @@ class JudgePlugin:
 
     def pytest_runtest_logstart(self, nodeid, location):
         case = self.cases[nodeid]
-        self.events.send({"type": "case_started", "name": case.name, "hidden": case.hidden})
+        self.events.send(CaseStarted(id=nodeid, name=case.name, hidden=case.hidden))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_makereport(self, item, call):
@@ -122,22 +139,25 @@ class JudgePlugin:
             case.outcome = "failed" if report.when == "call" and not lost else "error"
             case.message = case_message(exc, self.display_name) if exc is not None else say("case.failed")
             case.detail = str(report.longrepr)[-4000:]
+            case.tampered = isinstance(exc, Tampered)
+            case.line = exc.learner_line if isinstance(exc, LearnerError) else getattr(exc, "line", None)
         return report
 
     def pytest_runtest_logfinish(self, nodeid, location):
         case = self.cases[nodeid]
         self.events.send(
-            {
-                "type": "case_finished",
-                "id": nodeid,
-                "name": case.name,
-                "hidden": case.hidden,
-                "outcome": case.outcome,
-                "message": case.message.model_dump(),
-                "hint": case.hint.model_dump(),
-                "detail": case.detail,
-                "duration_s": round(case.duration, 4),
-            }
+            CaseEnded(
+                id=nodeid,
+                name=case.name,
+                hidden=case.hidden,
+                outcome=case.outcome,
+                message=case.message,
+                hint=case.hint,
+                detail=case.detail,
+                duration_s=round(case.duration, 4),
+                tampered=case.tampered,
+                line=case.line,
+            )
         )
 
 

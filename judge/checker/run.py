@@ -5,38 +5,41 @@ from __future__ import annotations
 import os
 import socket
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from judge.channel import Channel
-from judge.checker.events import EventWriter
+from judge.checker.events import EventWriter, Finished
 from judge.checker.plugin import JudgePlugin
 from judge.checker.remote import Remote
-from judge.checker.tiers import TIERS, TierPlugin
+from judge.checker.tiers import TierPlugin
+from judge.jobs import CheckerPayload
 from judge.models import ProblemMeta
 
 INI = Path(__file__).with_name("pytest.ini")
 
 
-def main(fds: list[int], payload: dict) -> None:
+def main(fds: list[int], payload: dict[str, Any]) -> None:
+    job = CheckerPayload.from_wire(payload)
     channel = Channel(socket.socket(fileno=fds[0]))
     events = EventWriter(socket.socket(fileno=fds[1]))
-    remote = Remote(channel, deadline=payload["deadline"])
-    meta = ProblemMeta.model_validate(payload["meta"])
-    plugin = JudgePlugin(remote, events, meta, payload["display_name"])
+    remote = Remote(channel, deadline=job.deadline)
+    meta = ProblemMeta.model_validate(job.meta)
+    plugin = JudgePlugin(remote, events, meta, job.display_name)
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # third-party plugins must not shape a verdict
     args = [
-        *payload["test_files"],
+        *job.test_files,
         "-c",
         str(INI),
         "--rootdir",
-        payload["root"],
+        job.root,
         "-q",
         "--tb=short",
         "-W",
         "ignore::DeprecationWarning",
     ]
-    tiers = TierPlugin(payload.get("run_tiers", TIERS), payload.get("skip_tiers", ()))
+    tiers = TierPlugin(job.run_tiers, job.skip_tiers)
     code = pytest.main(args, plugins=[plugin, tiers])
     channel.close()  # tells the worker to exit
-    events.send({"type": "finished", "exit_code": int(code)})
+    events.send(Finished(exit_code=int(code)))

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
+from judge.jobs import PROBES_FILE, SOLUTION_FILE, WorkerPayload
 from sandbox import JobFacts, JobSpec
 from sandbox.client import Job
 
@@ -109,8 +110,8 @@ class Runner(Protocol):
 
 
 def write_scratch(scratch: Path, launch: WorkerLaunch) -> None:
-    (scratch / "solution.py").write_text(launch.source, encoding="utf-8")
-    shutil.copy(launch.probes_path, scratch / "probes.py")
+    (scratch / SOLUTION_FILE).write_text(launch.source, encoding="utf-8")
+    shutil.copy(launch.probes_path, scratch / PROBES_FILE)
 
 
 def worker_spec(launch: WorkerLaunch, policy: RunnerPolicy, workdir: str) -> JobSpec:
@@ -127,9 +128,5 @@ def worker_spec(launch: WorkerLaunch, policy: RunnerPolicy, workdir: str) -> Job
         skip=sorted(set(launch.skip_layers) | set(policy.skip_layers)),
         scratch_exec=policy.native_code,
         env={**policy.env, **launch.env},
-        payload={
-            "solution_path": f"{workdir}/solution.py",
-            "probes_path": f"{workdir}/probes.py",
-            "display_name": launch.display_name,
-        },
+        payload=WorkerPayload(launch.display_name).to_wire(),
     )

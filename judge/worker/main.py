@@ -7,6 +7,7 @@ import os
 import sys
 
 from judge.channel import MAX_FRAME, ChannelClosed, decode, encode
+from judge.jobs import WorkerPayload
 from judge.replies import ReplyRejected, check_reply
 from judge.worker import guard
 from judge.worker.learner import describe, is_out_of_memory, load_module
@@ -33,10 +34,11 @@ def serve(
     probe's start the garbage collector is off, so no code of the learner's runs there: the guard's
     check before each reply then also vouches for the decoding of the next request."""
     call, reply_frame = _call, _reply_frame
-    display = payload["display_name"]
+    job = WorkerPayload.from_wire(payload)
+    display, (solution_path, probes_path) = job.display_name, job.paths()
     # Probes load first, so the names they bind are torch's own, not ones the submission patched; the
     # table of probe functions is taken before the submission runs, read-only, and kept out of sys.modules.
-    probes_module = load_module("probes", payload["probes_path"])
+    probes_module = load_module("probes", probes_path)
     # No mutable container: a read-only mapping can be unwrapped (`proxy == X()` hands X.__eq__ its dict).
     probes = tuple(probe_table(probes_module).items())
     sys.modules.pop("probes", None)
@@ -46,11 +48,11 @@ def serve(
         MAX_FRAME,
         extra_modules=(probes_module,),
         learner_names=(display,),
-        trusted_files=(payload["probes_path"],),
+        trusted_files=(probes_path,),
     )
     del probes_module
     try:
-        solution = load_module("solution", payload["solution_path"], display)
+        solution = load_module("solution", solution_path, display)
         failure = None
     except Exception as exc:  # noqa: BLE001 - any failure while importing is the learner's compile error
         if is_out_of_memory(exc):

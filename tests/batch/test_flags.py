@@ -116,13 +116,13 @@ def test_never_raises_on_random_bytes():
         assert isinstance(source_flags(bytes(rng.randrange(256) for _ in range(rng.randrange(200)))), list)
 
 
-def _report(verdict: Verdict, detail: str) -> Report:
-    case = CaseResult(name="test_x", outcome=Outcome.error, detail=detail)
-    return Report(problem="900", verdict=verdict, score=0, passed=0, total=1, cases=[case])
+def _report(verdict: Verdict, detail: str, tampered: bool = False) -> Report:
+    case = CaseResult(name="test_x", outcome=Outcome.error, detail=detail, tampered=tampered)
+    return Report(problem="900", verdict=verdict, score=0, passed=0, total=1, cases=[case], tampered=tampered)
 
 
-def test_tampering_comes_from_the_guards_runtime_error_only():
+def test_tampering_comes_from_the_reports_fact_not_its_text():
     guard = "judge.checker.errors.Tampered: the worker's guard found the judge's own code changed"
-    assert tamper_flags(_report(Verdict.runtime_error, guard)) == ["tampering"]
+    assert tamper_flags(_report(Verdict.runtime_error, "WorkerLost: tampered", tampered=True)) == ["tampering"]
     assert tamper_flags(_report(Verdict.runtime_error, "WorkerLost: worker died (signal 9)")) == []
-    assert tamper_flags(_report(Verdict.wrong_answer, guard)) == []
+    assert tamper_flags(_report(Verdict.runtime_error, guard)) == []  # a sentence is not the fact

@@ -2,6 +2,7 @@
 
 import pytest
 
+from judge.checker.events import CollectedCase, ImportProblem
 from judge.decide import CheckerLog, decide
 from judge.i18n import Text
 from judge.models import CaseResult, Outcome, Verdict
@@ -14,7 +15,7 @@ def log_with(*outcomes, hidden=()):
     log = CheckerLog(exit_code=0 if all(o == "passed" for o in outcomes) else 1)
     for i, outcome in enumerate(outcomes):
         case_id = f"t.py::case{i}"
-        log.collected.append({"id": case_id, "name": f"case{i}", "hidden": i in hidden})
+        log.collected.append(CollectedCase(id=case_id, name=f"case{i}", hidden=i in hidden))
         log.finished[case_id] = CaseResult(name=f"case{i}", outcome=Outcome(outcome), hidden=i in hidden)
     return log
 
@@ -40,7 +41,7 @@ def test_skipped_case_is_not_a_pass():
 
 def test_import_error_is_compile_error_and_reports_every_case():
     log = log_with("error", "error")
-    log.import_error = {"type": "NameError", "learner_line": 2}
+    log.import_error = ImportProblem(type="NameError", line=2)
     log.import_message = Text(zh="你的文件没能导入：NameError", en="Your file failed to import: NameError")
     report = decide("1", "submit", log, clean(), LIMITS, source="import torch\nx = undefined_name + 1\n")
     assert report.verdict == Verdict.compile_error and report.total == 2
@@ -49,11 +50,12 @@ def test_import_error_is_compile_error_and_reports_every_case():
     assert zh[0] == "你的文件没能导入：NameError" and en[0] == "Your file failed to import: NameError"
     assert zh[1].strip() == "x = undefined_name + 1" and set(zh[2].strip()) == {"^"}
     assert en[3].startswith("hint:") and len(en) == 4
+    assert report.error_line == 2  # a fact of the report: no front end parses it out of the message
 
 
 def test_a_file_that_never_finishes_importing_says_so_with_the_limit():
     log = log_with("error", "error")
-    log.import_error = {"import": "lost"}
+    log.import_error = ImportProblem(lost=True)
     facts = JobFacts(signal=9, timed_out=True, wall_s=38.2)
     report = decide("1", "submit", log, facts, {**LIMITS, "wall": 30})
     assert report.verdict == Verdict.time_limit_exceeded  # not a compile error: the file had no error
