@@ -180,6 +180,33 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     # -- integrity --
     # -- learner loop: CLI, daemon, source --
+    "compare.not_tensor": ("得到的是 {got}，不是张量", "got {got}, not a tensor"),
+    "compare.of": ("形状 {shape}，dtype {dtype}", "shape {shape}, dtype {dtype}"),
+    "compare.shape": ("形状是 {got}，应为 {want}", "the shape is {got}; it should be {want}"),
+    "compare.dtype": ("dtype 是 {got}，应为 {want}", "the dtype is {got}; it should be {want}"),
+    "compare.tol": ("|得到 − 应为| ≤ {atol:g} + {rtol:g}·|应为|", "|got − expected| ≤ {atol:g} + {rtol:g}·|expected|"),
+    "compare.tol_max": (
+        "|得到 − 应为| ≤ {atol:g} + {rtol:g}·max|应为|",
+        "|got − expected| ≤ {atol:g} + {rtol:g}·max|expected|",
+    ),
+    "compare.tol_by": ("|得到 − 应为| ≤ {atol:g} + {rtol:g}·{scale}", "|got − expected| ≤ {atol:g} + {rtol:g}·{scale}"),
+    "compare.nan": (
+        "数值不对（{head}）：{total} 个元素中有 {count} 个是 NaN，第一个在 {at}（应为 {want}）",
+        "wrong values ({head}): {count} of {total} elements are NaN, the first at {at} (expected {want})",
+    ),
+    "compare.values": (
+        "数值不对（{head}）：{total} 个元素中有 {bad} 个超出容差 {tol}，第一个在 {first}（得到 {first_got}，"
+        "应为 {first_want}），最大误差 {err} 在 {worst}（得到 {worst_got}，应为 {worst_want}）",
+        "wrong values ({head}): {bad} of {total} elements are outside the tolerance {tol}, the first at {first} "
+        "(got {first_got}, expected {first_want}); the largest error is {err}, at {worst} (got {worst_got}, "
+        "expected {worst_want})",
+    ),
+    "compare.values_at": (
+        "数值不对（{head}）：{total} 个元素中有 {bad} 个超出容差 {tol}，最大误差 {err} 在 {worst}，也是第一个不符的位置"
+        "（得到 {worst_got}，应为 {worst_want}）",
+        "wrong values ({head}): {bad} of {total} elements are outside the tolerance {tol}; the largest error is "
+        "{err}, at {worst}, which is also the first element off (got {worst_got}, expected {worst_want})",
+    ),
     "source.save_utf8": (
         "请在编辑器里把文件另存为 UTF-8（VS Code：点状态栏右下角的编码 → “通过编码保存” → UTF-8；"
         "记事本：“另存为” → 编码选 UTF-8），或在第一行写明文件真正的编码，例如 # -*- coding: gbk -*-",
@@ -206,10 +233,116 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "contradiction. Delete the coding line (the file is UTF-8 already)",
     ),
     # -- learner loop: web page --
+    "web.cancel.unknown": ("没有这个提交", "no such submission"),
+    "web.cancel.not_yours": (
+        "只有提交它的浏览器才能取消这个提交",
+        "only the browser that sent this submission may cancel it",
+    ),
+    "web.cancel.finished": (
+        "这个提交已经结束了，不能再取消",
+        "this submission has ended already; there is nothing to cancel",
+    ),
+    # the page (web/templates/index.html, web/static/app.js): served to it as page.* and verdict.*
+    "page.brand": ("练习判题", "Practice Judge"),
+    "page.homeTitle": ("章节练习", "Chapter exercises"),
+    "page.homeLead": (
+        "在浏览器里直接写代码、跑测试；也可以在本地用 python practice/judge.py 判题。",
+        "Write code and run the tests right in the browser; or judge locally with python practice/judge.py.",
+    ),
+    "page.progress": ("已通过 {solved}/{total} 道题", "{solved} of {total} exercises solved"),
+    "page.progressCpu": ("（另有 {n} 道只通过了 CPU 部分）", " ({n} more passed on the CPU tier only)"),
+    "page.colId": ("#", "#"),
+    "page.colTitle": ("题目", "Title"),
+    "page.colDifficulty": ("难度", "Difficulty"),
+    "page.colTags": ("标签", "Tags"),
+    "page.colState": ("状态", "Status"),
+    "page.tabStatement": ("题目", "Statement"),
+    "page.tabTests": ("公开测试", "Public tests"),
+    "page.tabProbes": ("探针", "Probes"),
+    "page.tabHistory": ("提交记录", "Submissions"),
+    "page.colWhen": ("时间", "When"),
+    "page.colMode": ("方式", "Mode"),
+    "page.colVerdict": ("结果", "Verdict"),
+    "page.colPassed": ("通过", "Passed"),
+    "page.historyEmpty": ("还没有提交。", "No submissions yet."),
+    "page.reset": ("恢复起始代码", "Reset to starter"),
+    "page.run": ("运行", "Run"),
+    "page.submit": ("提交", "Submit"),
+    "page.cancel": ("取消", "Cancel"),
+    "page.keyHint": (
+        "Ctrl/Cmd-Enter 运行公开测试 · Ctrl/Cmd-Shift-Enter 提交 · Tab 缩进 · 草稿自动保存在本浏览器",
+        "Ctrl/Cmd-Enter runs the public tests · Ctrl/Cmd-Shift-Enter submits · Tab indents · "
+        "drafts are kept in this browser",
+    ),
+    "page.noResult": ("还没有运行", "Not run yet"),
+    "page.notFound": ("没有这道题", "No such exercise"),
+    "page.backHome": ("返回题目列表", "Back to the exercises"),
+    "page.loadCode": ("载入编辑器", "Load into editor"),
+    "page.close": ("关闭", "Close"),
+    "page.confirmReset": ("丢弃你的代码，换回起始代码？", "Discard your code and go back to the starter?"),
+    "page.confirmLoad": (
+        "编辑器里的代码改过了。用这次提交的代码替换它吗？（你现在的代码会丢失）",
+        "The code in the editor has changed. Replace it with this submission's code? (your current code is lost)",
+    ),
+    "page.queued": ("排队中", "Queued"),
+    "page.position": ("第 {n} 位", "position {n}"),
+    "page.running": ("判题中…", "Judging…"),
+    "page.runningCase": ("正在运行：", "Running: "),
+    "page.runningHidden": ("正在运行隐藏测试", "Running the hidden tests"),
+    "page.importing": ("正在导入你的文件", "Importing your file"),
+    "page.cancelled": ("已取消", "Cancelled"),
+    "page.cancelledLead": ("你取消了这次判题，没有结果。", "You cancelled this judgement; it has no result."),
+    "page.tests": ("{n} 个测试", "{n} tests"),
+    "page.passedOf": ("{p}/{t} 通过", "{p}/{t} passed"),
+    "page.seconds": ("{s} 秒", "{s} s"),
+    "page.modeRun": ("运行", "run"),
+    "page.modeSubmit": ("提交", "submit"),
+    "page.easy": ("简单", "easy"),
+    "page.medium": ("中等", "medium"),
+    "page.hard": ("困难", "hard"),
+    "page.notStarted": ("未开始", "not started"),
+    "page.attempted": ("尝试过", "attempted"),
+    "page.solved": ("已通过", "solved"),
+    "page.cpuOnly": ("CPU 部分已通过", "CPU tier passed"),
+    "page.hidden": ("隐藏测试", "hidden test"),
+    "page.yourOutput": ("你的代码的输出", "What your code printed"),
+    "page.outputLines": ("{n} 行", "{n} lines"),
+    "page.chapter": ("章节", "Chapter"),
+    "page.wall": ("时间 {s} 秒", "{s} s wall"),
+    "page.memory": ("内存 {m} MiB", "{m} MiB memory"),
+    "page.failedToSend": ("没能提交：", "Could not submit: "),
+    "page.offline": (
+        "连不上判题服务器（它停了，或者网络断了）。",
+        "Cannot reach the judge server (it stopped, or the network is down).",
+    ),
+    "page.retry": ("重试", "Retry"),
+    "page.importError": ("导入错误", "Import error"),
+    "page.publicPassed": ("公开测试通过：现在提交", "Public tests passed: now Submit"),
+    "page.publicPassedLead": (
+        "运行只跑公开测试。点“提交”，用隐藏测试判定你的解答。",
+        "Run checks the public tests only. Submit to be judged on the hidden tests too.",
+    ),
+    "page.cpuPassed": ("CPU 部分通过", "CPU tier passed"),
+    "page.cpuPassedLead": (
+        "这里没有 GPU：GPU 部分的测试还没有判，这道题还不算通过。",
+        "There is no GPU here: the GPU tier's tests are still to be judged, so the exercise is not solved yet.",
+    ),
+    "page.next": ("下一题", "Next exercise"),
+    "page.allDone": ("全部练习都通过了，回到题目列表", "Every exercise solved: back to the list"),
+    "page.timedOutHere": ("时间用完时正在运行这个测试", "this test was running when the time ran out"),
+    "page.outcome.passed": ("通过", "passed"),
+    "page.outcome.failed": ("失败", "failed"),
+    "page.outcome.error": ("错误", "error"),
+    "page.outcome.skipped": ("跳过", "skipped"),
+    "page.hint": ("提示", "Hint"),
     # -- exercises and tiers --
     # -- instructor: batch --
     # -- queue and operations --
     # -- GPU tier --
+    "gpu.host_fault": (
+        "GPU 判题机暂时不可用（不是你的代码的问题），请稍后重试：{runner}：{why}",
+        "The GPU runner is unavailable (not a problem with your code); try again later: {runner}: {why}",
+    ),
     # -- code health: front ends --
 }
 

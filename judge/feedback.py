@@ -4,13 +4,23 @@ A test fails with ``assert ok, msg("中文说明", "English explanation")`` or
 ``pytest.fail(msg(...), pytrace=False)``; a hidden test declares what it checks with
 ``@pytest.mark.hint("反向：一维输入", "backward on a 1-D input")``. pytest turns assertion messages
 into plain strings, so msg() encodes both languages into one line that the checker decodes.
+
+A value check says what the case ran on and where it went wrong with ``compare(got, want, rtol=, atol=)``
+(None when close enough, else the explanation as a Text) or ``assert_close(...)``, which fails the case with it:
+shape, dtype, how many elements are off, the first one, the largest error and where, the tolerance used.
 """
 
 from __future__ import annotations
 
+import math
 import re
+from typing import TYPE_CHECKING, Any
 
+from judge.catalog import say
 from judge.i18n import Text
+
+if TYPE_CHECKING:
+    import torch
 
 _OPEN, _SEP, _CLOSE = "\ue000", "\ue001", "\ue002"  # private-use characters: never in ordinary text
 _ENCODED = re.compile(f"{_OPEN}(.*?){_SEP}(.*?){_CLOSE}", re.S)
@@ -27,7 +37,7 @@ def decode(text: str) -> Text | None:
     return Text(zh=match[1], en=match[2]) if match else None
 
 
-def as_text(value) -> Text:
+def as_text(value: object) -> Text:
     """A msg()-encoded string, a Text, or a plain string (then the same in both languages)."""
     if isinstance(value, Text):
         return value
@@ -36,3 +46,114 @@ def as_text(value) -> Text:
 
 def _flat(text: str) -> str:
     return " ".join(str(text).replace(_OPEN, "").replace(_SEP, "").replace(_CLOSE, "").split())
+
+
+def compare(
+    got: object,
+    want: torch.Tensor,
+    *,
+    rtol: float,
+    atol: float,
+    dtype: torch.dtype | None = None,
+    relative_to_max: bool = False,
+    scale: torch.Tensor | None = None,
+    scale_name: tuple[str, str] = ("s", "s"),
+) -> Text | None:
+    """None when got is a tensor of want's shape (and of dtype, when given) whose every element is within
+    atol + rtol * |want| (|want|'s largest element with relative_to_max), computed in float64; else what is wrong.
+
+    scale, when given, is what rtol multiplies instead (a bound of the rounding error, broadcast to want's shape),
+    named scale_name=(zh, en) in the message. NaN is named as NaN, never as a largest error; a NaN is close only to
+    an expected NaN."""
+    import torch  # noqa: PLC0415 - the checker has it loaded; front ends that only decode messages never need it
+
+    if not isinstance(got, torch.Tensor):
+        return say("compare.not_tensor", got=type(got).__name__)
+    head = say("compare.of", shape=list(got.shape), dtype=_dtype(got.dtype))
+    if list(got.shape) != list(want.shape):
+        return say("compare.shape", got=list(got.shape), want=list(want.shape))
+    if dtype is not None and got.dtype != dtype:
+        return say("compare.dtype", got=_dtype(got.dtype), want=_dtype(dtype))
+    a, e = got.detach().to("cpu", torch.float64), want.detach().to("cpu", torch.float64)
+    if scale is not None:
+        tol = say("compare.tol_by", rtol=rtol, atol=atol, scale=Text(zh=scale_name[0], en=scale_name[1]))
+        bound = scale.detach().to("cpu", torch.float64).abs()
+    else:
+        tol = say("compare.tol_max" if relative_to_max else "compare.tol", rtol=rtol, atol=atol)
+        bound = e.abs().max() if relative_to_max and e.numel() else e.abs()
+    if not a.numel():
+        return None
+    diff = (a - e).abs()
+    nan = a.isnan() & ~e.isnan()
+    bad = nan | (a.isnan() != e.isnan()) | (~a.isnan() & ~e.isnan() & ~(diff <= atol + rtol * bound))
+    if not bool(bad.any()):
+        return None
+    if bool(nan.any()):
+        first = _index(nan, a.shape)
+        return say(
+            "compare.nan", head=head, count=int(nan.sum()), total=a.numel(), at=first, want=_num(e[tuple(first)])
+        )
+    first = _index(bad, a.shape)
+    finite = diff.nan_to_num(nan=-1.0)
+    worst = [int(i) for i in torch.unravel_index(finite.argmax(), a.shape)] if finite.numel() else first
+    return say(
+        "compare.values_at" if first == worst else "compare.values",
+        head=head,
+        bad=int(bad.sum()),
+        total=a.numel(),
+        tol=tol,
+        first=first,
+        first_got=_num(a[tuple(first)]),
+        first_want=_num(e[tuple(first)]),
+        err=_num(diff[tuple(worst)]),
+        worst=worst,
+        worst_got=_num(a[tuple(worst)]),
+        worst_want=_num(e[tuple(worst)]),
+    )
+
+
+def assert_close(
+    got: object,
+    want: torch.Tensor,
+    *,
+    rtol: float,
+    atol: float,
+    dtype: torch.dtype | None = None,
+    relative_to_max: bool = False,
+    scale: torch.Tensor | None = None,
+    scale_name: tuple[str, str] = ("s", "s"),
+    what: tuple[str, str] | None = None,
+) -> None:
+    """Fail the case with compare()'s explanation, after what=(zh, en) naming the value checked."""
+    import pytest  # noqa: PLC0415
+
+    problem = compare(
+        got,
+        want,
+        rtol=rtol,
+        atol=atol,
+        dtype=dtype,
+        relative_to_max=relative_to_max,
+        scale=scale,
+        scale_name=scale_name,
+    )
+    if problem is not None:
+        zh, en = (f"{what[0]}：{problem.zh}", f"{what[1]}: {problem.en}") if what else (problem.zh, problem.en)
+        pytest.fail(msg(zh, en), pytrace=False)
+
+
+def _index(mask: Any, shape: Any) -> list[int]:
+    """The first True of mask in row-major order, as an index list."""
+    import torch  # noqa: PLC0415
+
+    flat = int(mask.flatten().nonzero()[0, 0])
+    return [int(i) for i in torch.unravel_index(torch.tensor(flat), shape)]
+
+
+def _num(value: Any) -> str:
+    number = float(value)
+    return "NaN" if math.isnan(number) else f"{number:.6g}"
+
+
+def _dtype(dtype: object) -> str:
+    return str(dtype).removeprefix("torch.")

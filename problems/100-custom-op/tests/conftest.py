@@ -8,7 +8,7 @@ input builders, the expected values computed with plain torch math, and toleranc
 import pytest
 import torch
 
-from judge.feedback import msg
+from judge.feedback import compare, msg
 
 
 @pytest.fixture(scope="session")
@@ -21,28 +21,6 @@ def tol(problem):
         return float(t.rtol), float(t.atol)
 
     return get
-
-
-@pytest.fixture(scope="session")
-def close(tol):
-    """close(actual, expected, dtype, relative_to_max=False) -> (ok, worst): elementwise
-    |a-e| <= atol + rtol*|e| computed in float64, or, with relative_to_max,
-    |a-e| <= atol + rtol*max|e| (rtol scaled by the largest expected element of the tensor);
-    worst is the largest |a-e|."""
-
-    def check(actual, expected, dtype, relative_to_max=False):
-        rtol, atol = tol(dtype)
-        a, e = actual.double(), expected.double()
-        if a.shape != e.shape:
-            return False, float("inf")
-        diff = (a - e).abs()
-        scale = e.abs()
-        if relative_to_max and scale.numel():
-            scale = scale.max()
-        ok = bool(torch.all(diff <= atol + rtol * scale)) and not bool(torch.isnan(a).any())
-        return ok, (float(diff.max()) if diff.numel() else 0.0)
-
-    return check
 
 
 # ---------------------------------------------------------------- inputs
@@ -377,7 +355,7 @@ def check_opcheck():
 
 
 @pytest.fixture(scope="session")
-def check_rms_out(close):
+def check_rms_out(tol):
     """check_rms_out(out, expected, x, where): shape, dtype and values of an rms_norm output."""
 
     def check(out, expected, x, where):
@@ -394,14 +372,11 @@ def check_rms_out(close):
             f"输出形状是 {list(out.shape)}，应与 x 相同（{list(x.shape)}）",
             f"the output shape is {list(out.shape)}; it must be x's shape ({list(x.shape)})",
         )
-        ok, worst = close(out, expected, x.dtype)
-        expect(
-            ok,
-            where,
-            f"输出数值不对（最大误差 {worst:.3g}），应为 x * rsqrt(mean(x², dim=-1, keepdim=True) + eps) * weight",
-            f"wrong output values (largest error {worst:.3g}); expected "
-            f"x * rsqrt(mean(x², dim=-1, keepdim=True) + eps) * weight",
-        )
+        rtol, atol = tol(x.dtype)
+        wrong = compare(out, expected, rtol=rtol, atol=atol)
+        if wrong is not None:
+            formula = "x * rsqrt(mean(x², dim=-1, keepdim=True) + eps) * weight"
+            fail(where, f"输出{wrong.zh}，应为 {formula}", f"output: {wrong.en}; expected {formula}")
 
     return check
 
@@ -441,7 +416,7 @@ def check_rms_meta():
 
 
 @pytest.fixture(scope="session")
-def check_grads(close):
+def check_grads(tol):
     """check_grads(obs, expected_dx, expected_dw, dtype, where).
 
     bfloat16 gradients are compared with rtol scaled by the largest expected element of each
@@ -471,12 +446,9 @@ def check_grads(close):
                 f"{name} 的梯度形状是 {list(got.shape)}，应为 {list(want.shape)}",
                 f"the gradient of {name} has shape {list(got.shape)}; it should be {list(want.shape)}",
             )
-            ok, worst = close(got, want, dtype, relative_to_max=(dtype == torch.bfloat16))
-            expect(
-                ok,
-                where,
-                f"{name} 的梯度不对（最大误差 {worst:.3g}）",
-                f"the gradient of {name} is wrong (largest error {worst:.3g})",
-            )
+            rtol, atol = tol(dtype)
+            wrong = compare(got, want, rtol=rtol, atol=atol, relative_to_max=(dtype == torch.bfloat16))
+            if wrong is not None:
+                fail(where, f"{name} 的梯度{wrong.zh}", f"the gradient of {name}: {wrong.en}")
 
     return check

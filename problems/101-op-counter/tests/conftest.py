@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from judge.feedback import msg
+from judge.feedback import compare, msg
 
 
 def _load_programs():
@@ -186,17 +186,13 @@ def check_values(tol):
                     f"result {i} is {g.dtype} {list(g.shape)}, but should be {w.dtype} {list(w.shape)} "
                     f"(call func with args and kwargs exactly as given)",
                 )
-            if w.is_floating_point():
-                rtol, atol = tol(w.dtype)
-                ok = torch.allclose(g.double(), w.double(), rtol=rtol, atol=atol, equal_nan=True)
-            else:
-                ok = torch.equal(g, w)
-            if not ok:
+            rtol, atol = tol(w.dtype) if w.is_floating_point() else (0.0, 0.0)
+            wrong = compare(g, w, rtol=rtol, atol=atol)
+            if wrong is not None:
                 fail(
                     where,
-                    f"第 {i} 个结果的数值不对（调用 func 时要原样传入 args 和 kwargs，并返回它的结果）",
-                    f"result {i} has wrong values (call func with args and kwargs exactly as given, and "
-                    f"return its result)",
+                    f"第 {i} 个结果{wrong.zh}（调用 func 时要原样传入 args 和 kwargs，并返回它的结果）",
+                    f"result {i}: {wrong.en} (call func with args and kwargs exactly as given, and return its result)",
                 )
 
     return check
@@ -221,8 +217,9 @@ def check_sdpa(tol):
                         f"{name}.grad 是 None：out.sum().backward() 要在传入的 q, k, v 上运行",
                         f"{name}.grad is None: out.sum().backward() must run on the q, k, v passed in",
                     )
-                if got.shape != want.shape or not torch.allclose(got.double(), want.double(), rtol=rtol, atol=atol):
-                    fail(where, f"{name}.grad 的数值不对", f"{name}.grad has wrong values")
+                wrong = compare(got, want, rtol=rtol, atol=atol)
+                if wrong is not None:
+                    fail(where, f"{name}.grad {wrong.zh}", f"{name}.grad: {wrong.en}")
 
     return check
 

@@ -10,22 +10,17 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from judge.feedback import msg
+from judge.feedback import compare, msg
 
 
 @pytest.fixture(scope="session")
 def close(problem):
-    """close(actual, expected, dtype) -> (ok, worst): elementwise |a - e| <= atol + rtol * |e|
-    with the dtype's tolerances from problem.toml, computed in float64."""
+    """close(actual, expected, dtype) -> None when |a - e| <= atol + rtol * |e| elementwise (float64, the dtype's
+    tolerances from problem.toml), else what is wrong (judge.feedback.compare: where, by how much, the tolerance)."""
 
     def check(actual, expected, dtype):
         t = problem.tolerances[str(dtype).removeprefix("torch.")]
-        a, e = actual.double(), expected.double()
-        if a.shape != e.shape:
-            return False, float("inf")
-        diff = (a - e).abs()
-        ok = bool(torch.all(diff <= t.atol + t.rtol * e.abs())) and not bool(torch.isnan(a).any())
-        return ok, (float(diff.max()) if diff.numel() else 0.0)
+        return compare(actual, expected, rtol=float(t.rtol), atol=float(t.atol))
 
     return check
 
@@ -102,10 +97,10 @@ def check_out(close):
             f"{wz}：输出 dtype 是 {out.dtype}，应与输入相同（{x.dtype}）",
             f"{we}: the output dtype is {out.dtype}, expected the input's ({x.dtype})",
         )
-        ok, worst = close(out, expected(x), x.dtype)
-        assert ok, msg(
-            f"{wz}：输出数值不对（最大误差 {worst:.3g}），应为 silu(x[..., :d]) * x[..., d:]",
-            f"{we}: wrong output values (largest error {worst:.3g}); expected silu(x[..., :d]) * x[..., d:]",
+        wrong = close(out, expected(x), x.dtype)
+        assert wrong is None, msg(
+            f"{wz}：输出{wrong.zh}，应为 silu(x[..., :d]) * x[..., d:]",
+            f"{we}: output: {wrong.en}; expected silu(x[..., :d]) * x[..., d:]",
         )
 
     return check
@@ -147,10 +142,10 @@ def check_grad(close):
             f"{wz}：x 的梯度形状是 {list(got.shape)}，应与 x 相同（{list(x.shape)}）",
             f"{we}: the gradient of x has shape {list(got.shape)}, expected the shape of x ({list(x.shape)})",
         )
-        ok, worst = close(got, expected_grad(x, grad_out), x.dtype)
-        assert ok, msg(
-            f"{wz}：x 的梯度不对（最大误差 {worst:.3g}）；d silu(a) / da = s + a * s * (1 - s)",
-            f"{we}: wrong gradient of x (largest error {worst:.3g}); d silu(a) / da = s + a * s * (1 - s)",
+        wrong = close(got, expected_grad(x, grad_out), x.dtype)
+        assert wrong is None, msg(
+            f"{wz}：x 的梯度{wrong.zh}，d silu(a) / da = s + a * s * (1 - s)",
+            f"{we}: the gradient of x: {wrong.en}; d silu(a) / da = s + a * s * (1 - s)",
         )
 
     return check

@@ -11,7 +11,7 @@ import re
 import pytest
 import torch
 
-from judge.feedback import msg
+from judge.feedback import compare, msg
 
 
 @pytest.fixture(scope="session")
@@ -304,9 +304,8 @@ def check_compiled():
                 "are free: shapes in the graph come from the fake, which may not replace the data-dependent size "
                 "with the length of used or a fixed number",
             )
-            assert torch.equal(item["picked"], values[want]), msg(
-                f"{where[0]}：values[free] 不对", f"{where[1]}: wrong values[free]"
-            )
+            wrong = compare(item["picked"], values[want], rtol=0, atol=0)
+            assert wrong is None, msg(f"{where[0]}：values[free] {wrong.zh}", f"{where[1]}: values[free]: {wrong.en}")
 
     return check
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from judge.feedback import msg
+from judge.feedback import compare, msg
 
 
 def _load_probes():
@@ -120,13 +120,12 @@ def check_values(tol):
         ref = prod.sum(-1) * scale
         bound = prod.abs().sum(-1) * abs(scale)
         rtol, atol = tol(dtype)
-        diff = (obs["out"].double() - ref).abs()
-        ok = bool(torch.all(diff <= atol + rtol * bound)) and not bool(torch.isnan(obs["out"]).any())
-        worst = float((diff / (atol + rtol * bound)).max()) if diff.numel() else 0.0
-        assert ok, msg(
-            f"{lz}：数值不对，应为 (a * b).sum(-1) * scale（最大误差是容差的 {worst:.3g} 倍）",
-            f"{le}: wrong values; expected (a * b).sum(-1) * scale (the largest error is {worst:.3g} "
-            "times the tolerance)",
+        wrong = compare(
+            obs["out"], ref, rtol=rtol, atol=atol, scale=bound, scale_name=("Σ|a·b|·|scale|", "Σ|a·b|·|scale|")
+        )
+        assert wrong is None, msg(
+            f"{lz}：{wrong.zh}，应为 (a * b).sum(-1) * scale",
+            f"{le}: {wrong.en}; expected (a * b).sum(-1) * scale",
         )
         assert not obs.get("inputs_changed"), msg(
             f"{lz}：scaled_dot 修改了输入 a 或 b（它的 schema 声明不修改任何输入）",

@@ -10,7 +10,7 @@ import math
 import pytest
 import torch
 
-from judge.feedback import msg
+from judge.feedback import compare, msg
 
 F32, F64, BF16 = torch.float32, torch.float64, torch.bfloat16
 
@@ -54,15 +54,13 @@ def make_mlp():
 
 @pytest.fixture(scope="session")
 def within(problem):
-    """within(actual, expected, scale, dtype) -> (ok, worst): |a - e| <= atol + rtol * scale elementwise."""
+    """within(actual, expected, scale, dtype, scale_name) -> None when actual has dtype and |a - e| <= atol + rtol *
+    scale elementwise, else what is wrong (judge.feedback.compare: where, by how much, the tolerance)."""
 
-    def check(actual, expected, scale, dtype):
+    def check(actual, expected, scale, dtype, scale_name=("|应为|", "|expected|")):
         t = problem.tolerances[str(dtype).removeprefix("torch.")]
-        if actual is None or list(actual.shape) != list(expected.shape):
-            return False, float("inf")
-        diff = (actual.double() - expected).abs()
-        ok = bool(torch.all(diff <= t.atol + t.rtol * scale)) and not bool(torch.isnan(actual).any())
-        return ok, (float(diff.max()) if diff.numel() else 0.0)
+        rtol, atol = float(t.rtol), float(t.atol)
+        return compare(actual, expected, rtol=rtol, atol=atol, dtype=dtype, scale=scale, scale_name=scale_name)
 
     return check
 
@@ -89,11 +87,10 @@ def check_gelu(within):
             f"the output's dtype is {out.dtype}; it must match the input's ({x.dtype})",
         )
         expected = gelu_tanh(x)
-        ok, worst = within(out, expected, expected.abs(), x.dtype)
-        assert ok, msg(
-            f"ex106::gelu 的数值不对（最大误差 {worst:.3g}）：应为 opaque_gelu 计算的 tanh 近似 gelu",
-            f"ex106::gelu gives wrong values (largest error {worst:.3g}): it must be the tanh-approximated "
-            "gelu that opaque_gelu computes",
+        wrong = within(out, expected, expected.abs(), x.dtype)
+        assert wrong is None, msg(
+            f"ex106::gelu 的{wrong.zh}，应为 opaque_gelu 计算的 tanh 近似 gelu",
+            f"ex106::gelu: {wrong.en}; it must be the tanh-approximated gelu that opaque_gelu computes",
         )
         assert not obs["x_changed"], msg(
             "ex106::gelu 修改了输入 x：它只能读 x", "ex106::gelu changed its input x: it may only read x"
@@ -113,11 +110,10 @@ def check_mlp(within):
     def check(out, x, w1, w2, where_zh, where_en):
         expected, scale = mlp_expected(x, w1, w2)
         assert out is not None, msg(f"{where_zh}：mlp 没有返回张量", f"{where_en}: mlp returned no tensor")
-        ok, worst = within(out, expected, scale, x.dtype)
-        assert ok and out.dtype == x.dtype, msg(
-            f"{where_zh}：mlp 的结果不对（最大误差 {worst:.3g}，dtype {out.dtype}）：应为 gelu(x @ w1) @ w2，与 x 同 dtype",
-            f"{where_en}: mlp gives a wrong result (largest error {worst:.3g}, dtype {out.dtype}): it must be "
-            "gelu(x @ w1) @ w2, in x's dtype",
+        wrong = within(out, expected, scale, x.dtype, ("|gelu(x @ w1)| @ |w2|", "|gelu(x @ w1)| @ |w2|"))
+        assert wrong is None, msg(
+            f"{where_zh}：mlp 的结果{wrong.zh}，应为 gelu(x @ w1) @ w2，与 x 同 dtype",
+            f"{where_en}: mlp: {wrong.en}; it must be gelu(x @ w1) @ w2, in x's dtype",
         )
 
     return check
