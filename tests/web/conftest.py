@@ -18,6 +18,7 @@ from tests.needs import CHROMIUM, CHROMIUM_ARGS, need_chromium
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(__file__).parent / "artifacts"  # screenshots (git-ignored)
+FIXTURES = REPO / "tests" / "fixtures" / "problems"
 
 
 SERVE = "import sys; from judge.cli.subcommands import dispatch; sys.exit(dispatch(sys.argv[1:]))"  # = `judge serve`
@@ -78,6 +79,17 @@ class Server:
 def server():
     with tempfile.TemporaryDirectory(prefix="practice-web-") as data:
         srv = Server(Path(data), PRACTICE_WORKERS="2").start()
+        try:
+            yield srv
+        finally:
+            srv.stop()
+
+
+@pytest.fixture(scope="session")
+def fixture_server():
+    """A second server on the tiny fixture exercises (900: a 6 s limit), for timeouts and Cancel."""
+    with tempfile.TemporaryDirectory(prefix="practice-web-fixture-") as data:
+        srv = Server(Path(data), PRACTICE_WORKERS="1", PRACTICE_PROBLEMS_DIR=str(FIXTURES)).start()
         try:
             yield srv
         finally:

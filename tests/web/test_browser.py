@@ -10,7 +10,7 @@ from playwright.sync_api import expect
 from tests.web.conftest import ARTIFACTS
 from tests.web.helpers import REFERENCE, SYNTAX_ERROR, WRONG
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
 DRAFT = "practice-draft:100"
 RUN: dict[str, int] = {}
 STEP = []
@@ -62,11 +62,22 @@ def shot(page, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"))
 
 
+def shot_both(page, name: str) -> None:
+    """The same state at 1440x900 and on a phone (390x844); the page is left at 1440x900."""
+    shot(page, name)
+    page.set_viewport_size({"width": 390, "height": 844})
+    try:
+        page.locator("#results").scroll_into_view_if_needed()  # one column: the result is below the editor
+        page.screenshot(path=str(ARTIFACTS / f"{name}-phone.png"))
+    finally:
+        page.set_viewport_size({"width": 1440, "height": 900})
+
+
 def test_type_then_run_with_ctrl_enter_passes_the_public_cases(page):
     replace_code(page, REFERENCE)
     page.keyboard.press("Control+End")
     page.keyboard.type("\n# 我的解答\n")
-    assert verdict_after(page, key="Control+Enter") == "通过"
+    assert verdict_after(page, key="Control+Enter") == "公开测试通过：现在提交"  # a Run is not an accept
     public = page.locator("#cases .case").count()
     assert public > 0 and page.locator("#cases .case.passed").count() == public
     assert f"{public}/{public}" in page.inner_text("#summary")
@@ -80,7 +91,9 @@ def test_submit_the_reference_is_accepted_with_hidden_cases(page):
     total = page.locator("#cases .case.passed").count()
     assert total > RUN["public"] and f"{total}/{total}" in page.inner_text("#summary")  # public and hidden
     assert "隐藏测试" in page.inner_text("#cases")
-    shot(page, "submit-accepted")
+    assert page.get_attribute("#next", "href") == "/problems/101"  # the next exercise
+    assert "下一题" in page.inner_text("#next")
+    shot_both(page, "submit-accepted")
 
 
 def test_wrong_solution_shows_the_failing_case_with_its_message(page):
@@ -107,7 +120,7 @@ def test_switch_to_english_changes_the_feedback_without_judging_again(page):
 
 def test_import_error_is_marked_at_its_line_in_the_editor(page):
     replace_code(page, SYNTAX_ERROR)
-    assert verdict_after(page, click="#run").startswith("Compile error")
+    assert verdict_after(page, click="#run").startswith("Import failed (compile error)")
     page.wait_for_selector(".cm-lintRange-error")
     assert page.locator(".cm-lint-marker-error").count() == 1
     shot(page, "import-error")
@@ -125,7 +138,7 @@ def test_reload_keeps_the_draft_and_shows_the_history(page):
     rows.last.click()  # the first judgement: the typed reference, run
     page.wait_for_selector("#history-dialog[open]")
     assert "# 我的解答" in page.inner_text("#dialog-code")
-    assert page.inner_text("#verdict") == "Accepted"
+    assert page.inner_text("#verdict") == "Public tests passed: now Submit"
     shot(page, "history")
     page.click("#dialog-close")
 

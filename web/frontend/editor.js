@@ -1,5 +1,5 @@
-// The page's code editor: CodeMirror 6 with Python, 4-space indent, Ctrl/Cmd-Enter to run, and a way to
-// point at the line an import error names. Built into ../static/editor.js by build.mjs (npm run build).
+// The page's code editor: CodeMirror 6 with Python, 4-space indent, Ctrl/Cmd-Enter to run, Ctrl/Cmd-Shift-Enter
+// to submit, and a way to point at the line an import error names. Built into ../static/editor.js by build.mjs (npm run build).
 import { EditorView, basicSetup } from "codemirror";
 import { keymap } from "@codemirror/view";
 import { EditorState, Prec } from "@codemirror/state";
@@ -8,17 +8,21 @@ import { indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
 import { setDiagnostics, lintGutter } from "@codemirror/lint";
 
-const MONO = 'ui-monospace, "SFMono-Regular", "JetBrains Mono", Menlo, Consolas, "Liberation Mono", monospace';
+// The CJK faces are named (Simplified Chinese first): left to the fallback, the glyphs follow the page's
+// language, and in English the handbook's Chinese comments would come out in Japanese forms.
+const MONO = 'ui-monospace, "SFMono-Regular", "JetBrains Mono", Menlo, Consolas, "Liberation Mono", ' +
+  '"DejaVu Sans Mono", "Noto Sans Mono CJK SC", "Noto Sans CJK SC", "PingFang SC", "Microsoft YaHei", monospace';
 
 // The editor lives in a shadow root: there CodeMirror's styles go into adopted style sheets, which the page's
 // Content-Security-Policy (style-src 'self', no inline styles) allows; in the document it would add <style> tags.
-function create(host, { doc = "", onRun = () => {}, onChange = () => {} } = {}) {
+function create(host, { doc = "", onRun = () => {}, onSubmit = () => {}, onChange = () => {} } = {}) {
   const shadow = host.attachShadow({ mode: "open" });
   const parent = document.createElement("div");
   parent.style.height = "100%";
   shadow.append(parent);
   const runKeys = Prec.highest(keymap.of([
     { key: "Mod-Enter", run: () => { onRun(); return true; } },
+    { key: "Mod-Shift-Enter", run: () => { onSubmit(); return true; } },
   ]));
   const view = new EditorView({
     parent,
@@ -35,11 +39,12 @@ function create(host, { doc = "", onRun = () => {}, onChange = () => {} } = {}) 
         lintGutter(),
         EditorView.updateListener.of((update) => { if (update.docChanged) onChange(view.state.doc.toString()); }),
         EditorView.theme({
-          "&": { height: "100%", fontSize: "13.5px", backgroundColor: "#fff" },
-          ".cm-scroller": { fontFamily: MONO, lineHeight: "1.55" },
+          "&": { height: "100%", fontSize: "13px", backgroundColor: "#fff" },
+          ".cm-scroller": { fontFamily: MONO, lineHeight: "1.5" },
           ".cm-gutters": { backgroundColor: "#f6f8fa", borderRight: "1px solid #e4e7ec", color: "#8c959f" },
         }),
-        EditorView.contentAttributes.of({ "aria-label": "code editor" }),
+        // The code's comments are the handbook's Chinese whatever the page's language: lang stays zh-CN here.
+        EditorView.contentAttributes.of({ "aria-label": "code editor", lang: "zh-CN" }),
       ],
     }),
   });

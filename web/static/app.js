@@ -1,55 +1,30 @@
 // The practice page: problem list, statement, editor, streaming results, history. No framework, no inline
 // scripts (the CSP forbids them); the editor comes from editor.js (CodeMirror 6, built in web/frontend/).
+// Every text comes from judge/catalog.py: web/pages.py puts the page.* and verdict.* entries, both languages,
+// into the #page-text data block. This file holds no text of its own.
 "use strict";
 
-const T = {
-  zh: {
-    brand: "练习判题", homeTitle: "章节练习", homeLead: "在浏览器里直接写代码、跑测试；也可以在本地用 python practice/judge.py 判题。",
-    colId: "#", colTitle: "题目", colDifficulty: "难度", colTags: "标签", colState: "状态",
-    tabStatement: "题目", tabTests: "公开测试", tabProbes: "探针", tabHistory: "提交记录",
-    colWhen: "时间", colMode: "方式", colVerdict: "结果", colPassed: "通过", historyEmpty: "还没有提交。",
-    reset: "恢复起始代码", run: "运行", submit: "提交", keyHint: "Ctrl/Cmd-Enter 运行公开测试 · 草稿自动保存在本浏览器",
-    noResult: "还没有运行", notFound: "没有这道题", backHome: "返回题目列表", loadCode: "载入编辑器", close: "关闭",
-    confirmReset: "丢弃你的代码，换回起始代码？", queued: "排队中", position: "第 {n} 位", running: "判题中…",
-    tests: "{n} 个测试", passedOf: "{p}/{t} 通过", seconds: "{s} 秒", modeRun: "运行", modeSubmit: "提交",
-    easy: "简单", medium: "中等", hard: "困难", notStarted: "未开始", attempted: "尝试过", solved: "已通过",
-    hidden: "隐藏测试", yourOutput: "你的代码的输出", chapter: "章节", limits: "限制", wall: "时间 {s} 秒",
-    memory: "内存 {m} MiB", failedToSend: "没能提交：", lostStream: "与服务器的连接断了，正在重连…",
-    importError: "导入错误",
-    verdicts: { accepted: "通过", wrong_answer: "答案错误", runtime_error: "运行时错误", compile_error: "导入失败（编译错误）",
-      time_limit_exceeded: "超时", memory_limit_exceeded: "超内存", output_limit_exceeded: "输出超限",
-      internal_error: "判题系统内部错误" },
-    outcomes: { passed: "通过", failed: "失败", error: "错误", skipped: "跳过" },
-  },
-  en: {
-    brand: "Practice Judge", homeTitle: "Chapter exercises", homeLead: "Write code and run the tests right in the browser; or judge locally with python practice/judge.py.",
-    colId: "#", colTitle: "Title", colDifficulty: "Difficulty", colTags: "Tags", colState: "Status",
-    tabStatement: "Statement", tabTests: "Public tests", tabProbes: "Probes", tabHistory: "Submissions",
-    colWhen: "When", colMode: "Mode", colVerdict: "Verdict", colPassed: "Passed", historyEmpty: "No submissions yet.",
-    reset: "Reset to starter", run: "Run", submit: "Submit", keyHint: "Ctrl/Cmd-Enter runs the public tests · drafts are kept in this browser",
-    noResult: "Not run yet", notFound: "No such exercise", backHome: "Back to the exercises", loadCode: "Load into editor", close: "Close",
-    confirmReset: "Discard your code and go back to the starter?", queued: "Queued", position: "position {n}", running: "Judging…",
-    tests: "{n} tests", passedOf: "{p}/{t} passed", seconds: "{s} s", modeRun: "run", modeSubmit: "submit",
-    easy: "easy", medium: "medium", hard: "hard", notStarted: "not started", attempted: "attempted", solved: "solved",
-    hidden: "hidden test", yourOutput: "What your code printed", chapter: "Chapter", limits: "Limits", wall: "{s} s wall",
-    memory: "{m} MiB memory", failedToSend: "Could not submit: ", lostStream: "Lost the connection; reconnecting…",
-    importError: "Import error",
-    verdicts: { accepted: "Accepted", wrong_answer: "Wrong answer", runtime_error: "Runtime error", compile_error: "Compile error (import failed)",
-      time_limit_exceeded: "Time limit exceeded", memory_limit_exceeded: "Memory limit exceeded", output_limit_exceeded: "Output limit exceeded",
-      internal_error: "Internal error of the judge" },
-    outcomes: { passed: "passed", failed: "failed", error: "error", skipped: "skipped" },
-  },
-};
-
+const TEXT = JSON.parse(document.getElementById("page-text").textContent);
+const LAYOUT_KEY = "practice-layout";
 const $ = (id) => document.getElementById(id);
-const state = { lang: "zh", problem: null, editor: null, current: null, source: null };
+const state = {
+  lang: "zh", problem: null, problems: null, editor: null, current: null, source: null,
+  shown: null, lastStarted: null, clock: null, busy: false,
+};
 
 function cookie(name) {
   const hit = document.cookie.split("; ").find((c) => c.startsWith(name + "="));
   return hit ? decodeURIComponent(hit.slice(name.length + 1)) : null;
 }
+function fill(text, fields) {
+  return String(text).replace(/\{(\w+)\}/g, (_, k) => fields[k]);
+}
 function t(key, fields = {}) {
-  return String(T[state.lang][key] ?? key).replace(/\{(\w+)\}/g, (_, k) => fields[k]);
+  return fill(TEXT[state.lang][key] ?? TEXT.zh[key] ?? key, fields);
+}
+function verdictName(verdict) {
+  const text = t(`verdict.${verdict}`);
+  return state.lang === "en" ? text.charAt(0).toUpperCase() + text.slice(1) : text;
 }
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -59,17 +34,47 @@ function el(tag, attrs = {}, ...children) {
   for (const child of children) if (child != null) node.append(child);
   return node;
 }
+
+// ---- the server: JSON calls, and a bilingual banner with a retry when it cannot be reached ---------------------
+class Offline extends Error {}
+
 async function api(path, options = {}) {
   const sep = path.includes("?") ? "&" : "?";
-  const response = await fetch(path + sep + "lang=" + state.lang, options);
+  let response;
+  try {
+    response = await fetch(path + sep + "lang=" + state.lang, options);
+  } catch (err) {
+    throw new Offline(String(err));
+  }
   const body = await response.json().catch(() => ({}));
   if (!response.ok) throw Object.assign(new Error(body.detail || response.statusText), { status: response.status });
+  hideOffline();
   return body;
 }
 
-// ---- language -------------------------------------------------------------------------------------------
+// Run an action; if the server is gone, say so in both languages (the reader's may not be known) and offer a retry.
+async function guarded(action) {
+  try {
+    return await action();
+  } catch (err) {
+    if (!(err instanceof Offline)) throw err;
+    showOffline(() => guarded(action));
+    return undefined;
+  }
+}
+function showOffline(retry) {
+  $("offline-text").textContent = `${TEXT.zh.offline} ${TEXT.en.offline}`;
+  $("offline-retry").textContent = `${TEXT.zh.retry} · ${TEXT.en.retry}`;
+  $("offline-retry").onclick = () => { hideOffline(); retry(); };
+  $("offline").hidden = false;
+}
+function hideOffline() {
+  $("offline").hidden = true;
+}
+
+// ---- language -------------------------------------------------------------------------------------------------
 function applyLang() {
-  document.documentElement.lang = state.lang;
+  document.documentElement.lang = state.lang === "zh" ? "zh-CN" : "en";
   for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
   for (const b of document.querySelectorAll(".lang-switch button")) b.classList.toggle("active", b.dataset.lang === state.lang);
 }
@@ -79,62 +84,103 @@ async function setLang(lang) {
   applyLang();
   if (state.problem) {
     renderStatement();
-    await loadHistory();
-    if (state.current) await reproject(state.current);
+    await guarded(loadHistory);
+    if (state.current) await guarded(() => reproject(state.current));
+    else clearResults();
   } else if (!$("home").hidden) {
-    await showHome();
+    await guarded(showHome);
   }
 }
 
-// ---- home ---------------------------------------------------------------------------------------------
+// ---- home -----------------------------------------------------------------------------------------------------
+// A submit accepted with every tier run solves an exercise; one whose GPU tier is still to be judged does not.
+const fullyRan = (tiers) => !Object.values(tiers || {}).includes("skipped");
+function progressOf(entries) {
+  const accepted = entries.filter((h) => h.mode === "submit" && h.verdict === "accepted");
+  if (accepted.some((h) => fullyRan(h.tiers))) return "solved";
+  if (accepted.length) return "cpuOnly";
+  return entries.length ? "attempted" : "notStarted";
+}
+
 async function showHome() {
   $("home").hidden = false;
   const [problems, history] = await Promise.all([api("/api/problems"), api("/api/submissions?limit=200")]);
   const rows = $("problem-rows");
   rows.replaceChildren();
+  const counts = { solved: 0, cpuOnly: 0 };
   for (const p of problems) {
-    const mine = history.filter((h) => h.problem_id === p.id);
-    const solved = mine.some((h) => h.mode === "submit" && h.verdict === "accepted");
-    const stateKey = solved ? "solved" : mine.length ? "attempted" : "notStarted";
+    const stateKey = progressOf(history.filter((h) => h.problem_id === p.id));
+    if (stateKey in counts) counts[stateKey] += 1;
     const link = el("a", { href: `/problems/${p.id}`, text: p.title[state.lang] });
     rows.append(el("tr", {},
       el("td", { class: "num", text: p.id }), el("td", {}, link),
       el("td", {}, el("span", { class: `badge ${p.difficulty}`, text: t(p.difficulty) })),
-      el("td", {}, ...p.tags.map((tag) => el("span", { class: "tag", text: tag }))),
+      el("td", { class: "tags" }, ...p.tags.map((tag) => el("span", { class: "tag", text: tag }))),
       el("td", {}, el("span", { class: `state ${stateKey}`, text: t(stateKey) }))));
   }
+  $("progress").hidden = false;
+  $("progress-fill").style.width = `${problems.length ? (100 * counts.solved) / problems.length : 0}%`;
+  $("progress-text").textContent = t("progress", { solved: counts.solved, total: problems.length })
+    + (counts.cpuOnly ? t("progressCpu", { n: counts.cpuOnly }) : "");
 }
 
-// ---- problem page ----------------------------------------------------------------------------------------
+// ---- problem page ---------------------------------------------------------------------------------------------
 const draftKey = () => `practice-draft:${state.problem.id}`;
 
 async function showProblem(id) {
   let problem;
-  try { problem = await api(`/api/problems/${encodeURIComponent(id)}`); } catch (err) {
-    $("missing").hidden = false; return;
+  try {
+    problem = await api(`/api/problems/${encodeURIComponent(id)}`);
+  } catch (err) {
+    if (err instanceof Offline) throw err;
+    $("missing").hidden = false;
+    return;
   }
   state.problem = problem;
   $("problem").hidden = false;
+  restoreLayout();
   $("crumbs").replaceChildren(el("span", { text: "›" }), el("span", { text: `${problem.id}` }));
   $("file-name").textContent = problem.solution_file;
-  $("public-tests").textContent = problem.public_tests;
-  $("probes").textContent = problem.probes;
+  $("public-tests").innerHTML = problem.public_tests_html;  // Pygments HTML from the server (escaped source)
+  $("probes").innerHTML = problem.probes_html;
   renderStatement();
   const draft = localStorage.getItem(draftKey());
   state.editor = window.PracticeEditor.create($("editor"), {
     doc: draft ?? problem.starter,
     onRun: () => send("run"),
+    onSubmit: () => send("submit"),
     onChange: (text) => localStorage.setItem(draftKey(), text),
   });
   $("run").addEventListener("click", () => send("run"));
   $("submit").addEventListener("click", () => send("submit"));
+  $("cancel").addEventListener("click", cancel);
   $("reset").addEventListener("click", () => {
     if (window.confirm(t("confirmReset"))) { state.editor.setValue(problem.starter); localStorage.removeItem(draftKey()); }
   });
   for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => showTab(tab.dataset.tab));
   $("dialog-close").addEventListener("click", () => $("history-dialog").close());
-  $("dialog-load").addEventListener("click", () => { state.editor.setValue($("dialog-code").textContent); $("history-dialog").close(); });
-  await loadHistory();
+  $("dialog-load").addEventListener("click", loadIntoEditor);
+  document.addEventListener("keydown", shortcut);
+  setupSplitters();
+  const entries = await loadHistory();
+  if (entries && entries.length) await restoreLast(entries[0]);
+}
+
+// Ctrl/Cmd-Enter runs, Ctrl/Cmd-Shift-Enter submits, also outside the editor (the editor handles its own first).
+function shortcut(event) {
+  if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey) || event.defaultPrevented) return;
+  if ($("history-dialog").open) return;
+  event.preventDefault();
+  send(event.shiftKey ? "submit" : "run");
+}
+
+function loadIntoEditor() {
+  const code = $("dialog-code").textContent;
+  const mine = state.editor.getValue();
+  const changed = mine !== state.problem.starter && mine !== code;
+  if (changed && !window.confirm(t("confirmLoad"))) return;
+  state.editor.setValue(code);
+  $("history-dialog").close();
 }
 
 function showTab(name) {
@@ -153,11 +199,64 @@ function renderStatement() {
   $("statement").innerHTML = p.statement[state.lang].html;  // rendered by the server from the problem's markdown
 }
 
-// ---- judging -------------------------------------------------------------------------------------------
+// ---- resizable panes, remembered in this browser ---------------------------------------------------------------
+const LIMITS = { left: [0.2, 0.75], editor: [0.25, 0.9] };
+function layout() {
+  try { return { left: 0.42, editor: 0.8, ...JSON.parse(localStorage.getItem(LAYOUT_KEY) || "{}") }; } catch { return { left: 0.42, editor: 0.8 }; }
+}
+function applyLayout(sizes) {
+  const ws = $("problem").style;
+  ws.setProperty("--left-fr", `${(sizes.left * 100).toFixed(2)}fr`);
+  ws.setProperty("--right-fr", `${((1 - sizes.left) * 100).toFixed(2)}fr`);
+  ws.setProperty("--editor-fr", `${(sizes.editor * 100).toFixed(2)}fr`);
+  ws.setProperty("--results-fr", `${((1 - sizes.editor) * 100).toFixed(2)}fr`);
+}
+function restoreLayout() {
+  applyLayout(layout());
+}
+function setupSplitters() {
+  const clamp = (key, v) => Math.min(LIMITS[key][1], Math.max(LIMITS[key][0], v));
+  const save = (key, value) => {
+    const sizes = { ...layout(), [key]: clamp(key, value) };
+    applyLayout(sizes);
+    localStorage.setItem(LAYOUT_KEY, JSON.stringify(sizes));
+  };
+  const drag = (splitter, key, fraction) => {
+    splitter.addEventListener("pointerdown", (down) => {
+      down.preventDefault();
+      splitter.setPointerCapture(down.pointerId);
+      splitter.classList.add("dragging");
+      const move = (e) => save(key, fraction(e));
+      const up = () => {
+        splitter.classList.remove("dragging");
+        splitter.removeEventListener("pointermove", move);
+        splitter.removeEventListener("pointerup", up);
+      };
+      splitter.addEventListener("pointermove", move);
+      splitter.addEventListener("pointerup", up);
+    });
+    splitter.addEventListener("keydown", (e) => {
+      const step = { ArrowLeft: -0.02, ArrowUp: -0.02, ArrowRight: 0.02, ArrowDown: 0.02 }[e.key];
+      if (step) { e.preventDefault(); save(key, layout()[key] + step); }
+    });
+  };
+  drag($("split-columns"), "left", (e) => {
+    const box = $("problem").getBoundingClientRect();
+    return (e.clientX - box.left) / box.width;
+  });
+  drag($("split-rows"), "editor", (e) => {
+    const box = $("pane-right").getBoundingClientRect();
+    return (e.clientY - box.top) / box.height;
+  });
+}
+
+// ---- judging --------------------------------------------------------------------------------------------------
 async function send(mode) {
+  if (state.busy) return;
   const code = state.editor.getValue();
   state.editor.clearError();
   setBusy(true);
+  startClock(Date.now());
   let accepted;
   try {
     accepted = await api("/api/submissions", {
@@ -166,34 +265,94 @@ async function send(mode) {
     });
   } catch (err) {
     setBusy(false);
+    stopClock();
+    if (err instanceof Offline) { showOffline(() => send(mode)); return; }
     showVerdict("error", t("failedToSend") + err.message, "");
     return;
   }
   state.current = accepted.id;
   follow(accepted.id);
-  loadHistory();
+  guarded(loadHistory);
+}
+
+async function cancel() {
+  if (!state.current) return;
+  try {
+    await api(`/api/submissions/${state.current}/cancel`, { method: "POST" });
+  } catch (err) {
+    if (err instanceof Offline) showOffline(cancel);
+    // 409: it ended meanwhile; its `done` event is on its way
+  }
 }
 
 function setBusy(busy) {
+  state.busy = busy;
   for (const id of ["run", "submit"]) $(id).disabled = busy;
+  $("cancel").hidden = !busy;
+}
+
+function startClock(since) {
+  stopClock();
+  const tick = () => { $("clock").textContent = t("seconds", { s: ((Date.now() - since) / 1000).toFixed(1) }); };
+  tick();
+  $("clock").hidden = false;
+  state.clock = setInterval(tick, 100);
+}
+function stopClock() {
+  if (state.clock) clearInterval(state.clock);
+  state.clock = null;
+}
+
+function runningLine(text) {
+  $("running-case").replaceChildren(el("span", { class: "spinner", "aria-hidden": "true" }), text);
+  $("running-case").hidden = !text;
 }
 
 function follow(id) {
   if (state.source) state.source.close();
-  resetResults();
+  clearResults();
+  state.lastStarted = null;
+  setBusy(true);
   const source = new EventSource(`/api/submissions/${id}/events?lang=${state.lang}`);
   state.source = source;
-  source.addEventListener("queued", (e) => { resetResults(); showVerdict("pending", t("queued"), t("position", { n: JSON.parse(e.data).position })); });
-  source.addEventListener("running", () => showVerdict("pending", t("running"), ""));
-  source.addEventListener("collected", (e) => showVerdict("pending", t("running"), t("tests", { n: JSON.parse(e.data).total })));
-  source.addEventListener("case", (e) => addCase(JSON.parse(e.data)));
-  source.addEventListener("done", (e) => {
-    source.close();
-    if (state.source === source) state.source = null;
-    renderSubmission(JSON.parse(e.data), true);
-    setBusy(false);
-    loadHistory();
+  const mine = () => state.source === source;
+  source.addEventListener("queued", (e) => {
+    clearResults();
+    showVerdict("pending", t("queued"), t("position", { n: JSON.parse(e.data).position }));
   });
+  source.addEventListener("running", () => { showVerdict("pending", t("running"), ""); runningLine(t("importing")); });
+  source.addEventListener("collected", (e) => showVerdict("pending", t("running"), t("tests", { n: JSON.parse(e.data).total })));
+  source.addEventListener("case_started", (e) => {
+    const started = JSON.parse(e.data);
+    if (started.hidden) {  // which hidden case, and how many are done, is never shown
+      state.lastStarted = null;
+      $("summary").textContent = "";
+      runningLine(t("runningHidden"));
+    } else {
+      state.lastStarted = started.name;
+      runningLine(el("span", {}, t("runningCase"), el("code", { text: started.name })));
+    }
+  });
+  source.addEventListener("case", (e) => { const c = JSON.parse(e.data); if (!c.hidden) addCase(c); });
+  const end = (render) => (e) => {
+    source.close();
+    if (!mine()) return;
+    state.source = null;
+    render(JSON.parse(e.data || "{}"));
+    guarded(loadHistory);
+  };
+  source.addEventListener("done", end((sub) => renderSubmission(sub, true)));
+  source.addEventListener("cancelled", end(() => renderCancelled()));
+  source.onerror = async () => {
+    if (source.readyState !== EventSource.CLOSED && !(await reachable())) {
+      source.close();
+      if (mine()) showOffline(() => follow(id));
+    }
+  };
+}
+
+async function reachable() {
+  try { await fetch("/api/problems?limit=1", { method: "HEAD" }); return true; } catch { return false; }
 }
 
 async function reproject(id) {
@@ -201,27 +360,64 @@ async function reproject(id) {
   renderSubmission(await api(`/api/submissions/${id}`), true);
 }
 
-function resetResults() {
+// The last judgement of this exercise, as it was when the page was left (or still going).
+async function restoreLast(entry) {
+  state.current = entry.id;
+  if (entry.status === "queued" || entry.status === "running") {
+    startClock(Date.parse(entry.created_at));
+    follow(entry.id);
+    return;
+  }
+  if (entry.status === "cancelled") { renderCancelled(); return; }
+  const sub = await api(`/api/submissions/${entry.id}`);
+  renderSubmission(sub, sub.code === state.editor.getValue());
+}
+
+function clearResults() {
   $("cases").replaceChildren();
-  $("report-message").hidden = true;
-  $("output").hidden = true;
+  for (const id of ["report-message", "output-top", "output-bottom", "next", "verdict-lead", "running-case"]) $(id).hidden = true;
 }
 
 function showVerdict(kind, label, summary) {
   const v = $("verdict");
   v.className = `verdict ${kind}`;
   v.textContent = label;
+  v.removeAttribute("data-t");
   $("summary").textContent = summary;
 }
 
-function caseRow(c) {
+function finished() {
+  setBusy(false);
+  stopClock();
+  runningLine("");
+}
+
+function renderCancelled() {
+  finished();
+  clearResults();
+  $("clock").hidden = true;
+  showVerdict("cancelled", t("cancelled"), "");
+  lead(t("cancelledLead"));
+}
+
+function lead(text) {
+  $("verdict-lead").textContent = text;
+  $("verdict-lead").hidden = !text;
+}
+
+const MARKS = { passed: "✓", failed: "✗", error: "!", skipped: "–" };
+function caseRow(c, timedOut = false) {
   const name = c.hidden ? `${t("hidden")} ${c.name.replace(/^hidden /, "")}` : c.name;
-  const row = el("li", { class: `case ${c.outcome}`, "data-outcome": c.outcome },
-    el("span", { class: "mark", text: { passed: "✓", failed: "✗", error: "!", skipped: "–" }[c.outcome] }),
+  const row = el("li", { class: `case ${c.outcome}${timedOut ? " timed-out" : ""}`, "data-outcome": c.outcome },
+    el("span", { class: "mark", text: MARKS[c.outcome] }),
     el("span", { class: "case-name", text: name }),
-    el("span", { class: "case-outcome", text: T[state.lang].outcomes[c.outcome] }));
+    el("span", { class: "case-outcome", text: t(`outcome.${c.outcome}`) }));
+  if (timedOut) row.append(el("div", { class: "case-note", text: t("timedOutHere") }));
   if (c.message) row.append(el("pre", { class: "case-message", text: c.message }));
-  if (c.hint) row.append(el("div", { class: "case-hint", text: "💡 " + c.hint }));
+  if (c.hint) {
+    row.append(el("div", { class: "case-hint" },
+      el("span", { class: "hint-icon", "aria-hidden": "true" }), el("strong", { text: `${t("hint")}: ` }), c.hint));
+  }
   return row;
 }
 
@@ -229,43 +425,119 @@ function addCase(c) {
   $("cases").append(caseRow(c));
 }
 
+// A message's indented lines (the code line and its caret) go into a monospace block that scrolls sideways.
+function renderMessage(message) {
+  const box = $("report-message");
+  box.replaceChildren();
+  let block = null;
+  for (const line of message.split("\n")) {
+    const code = /^\s/.test(line);
+    if (code) {
+      if (!block) { block = el("pre", { class: "caret-block" }); box.append(block); }
+      block.textContent += (block.textContent ? "\n" : "") + line;
+    } else {
+      block = null;
+      if (line) box.append(el("p", { text: line }));
+    }
+  }
+  box.hidden = false;
+}
+
+// On a time limit, the case that was running: the one the stream named last, else the single `error` case.
+function timedOutCase(r) {
+  if (r.verdict !== "time_limit_exceeded") return null;
+  const errors = r.cases.filter((c) => c.outcome === "error");
+  return errors.find((c) => !c.hidden && c.name === state.lastStarted) ?? (errors.length === 1 ? errors[0] : null);
+}
+
 function renderSubmission(sub, markEditor = false) {
+  if (sub.status === "cancelled") { renderCancelled(); return; }
   const r = sub.report;
   if (!r) { follow(sub.id); return; }
-  resetResults();
-  const kind = r.verdict === "accepted" ? "accepted" : "rejected";
-  showVerdict(kind, T[state.lang].verdicts[r.verdict],
+  finished();
+  clearResults();
+  state.shown = sub.id;
+  $("clock").hidden = true;
+  let kind = "rejected";
+  let label = verdictName(r.verdict);
+  if (r.verdict === "accepted" && r.mode === "run") {
+    [kind, label] = ["public-pass", t("publicPassed")];
+    lead(t("publicPassedLead"));
+  } else if (r.verdict === "accepted" && !fullyRan(r.tiers)) {
+    [kind, label] = ["cpu-pass", t("cpuPassed")];
+    lead(t("cpuPassedLead"));
+  } else if (r.verdict === "accepted") {
+    kind = "accepted";
+    showNext();
+  }
+  showVerdict(kind, label,
     [t(r.mode === "run" ? "modeRun" : "modeSubmit"), r.total ? t("passedOf", { p: r.passed, t: r.total }) : null,
       t("seconds", { s: r.duration_s.toFixed(1) })].filter(Boolean).join(" · "));
-  if (r.message && r.verdict !== "accepted") { $("report-message").textContent = r.message; $("report-message").hidden = false; }
-  const failing = r.cases.filter((c) => c.outcome !== "passed");
+  if (r.message && r.verdict !== "accepted") renderMessage(r.message);
+  const stuck = timedOutCase(r);
+  const failing = r.cases.filter((c) => c.outcome !== "passed" && c !== stuck);
   const passing = r.cases.filter((c) => c.outcome === "passed");
-  $("cases").replaceChildren(...failing.map(caseRow), ...passing.map(caseRow));
-  if (r.output) { $("output").textContent = `${t("yourOutput")}:\n${r.output}`; $("output").hidden = false; }
+  $("cases").replaceChildren(...(stuck ? [caseRow(stuck, true)] : []), ...failing.map((c) => caseRow(c)),
+    ...passing.map((c) => caseRow(c)));
+  if (r.output) {
+    const importFailed = r.verdict === "compile_error" || r.total === 0;
+    const block = $(importFailed ? "output-top" : "output-bottom");
+    const lines = r.output.replace(/\n$/, "").split("\n").length;
+    block.querySelector("summary").textContent = `${t("yourOutput")} · ${t("outputLines", { n: lines })}`;
+    block.querySelector("pre").textContent = r.output;
+    block.open = importFailed;
+    block.hidden = false;
+  }
   if (sub.error_line && markEditor) state.editor.showError(sub.error_line, r.message || t("importError"));
 }
 
-// ---- history -------------------------------------------------------------------------------------------
-const when = (iso) => new Date(iso).toLocaleString(state.lang === "zh" ? "zh-CN" : "en-GB");
+async function showNext() {
+  const problems = state.problems ?? (state.problems = await api("/api/problems"));
+  const at = problems.findIndex((p) => p.id === state.problem.id);
+  const next = problems[at + 1];
+  const link = $("next");
+  link.href = next ? `/problems/${next.id}` : "/";
+  link.textContent = next ? `${t("next")}: ${next.id}. ${next.title[state.lang]} →` : t("allDone");
+  link.hidden = false;
+}
+
+// ---- history --------------------------------------------------------------------------------------------------
+const pad = (n) => String(n).padStart(2, "0");
+function when(iso) {
+  const d = new Date(iso);
+  if (state.lang === "zh") return d.toLocaleString("zh-CN", { hour12: false });
+  // English: the ISO date form (local time), never day-first or month-first
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+function historyPill(h) {
+  if (h.status === "cancelled") return ["cancelled", t("cancelled")];
+  if (!h.verdict) return ["pending", t(h.status === "running" ? "running" : "queued")];
+  if (h.verdict !== "accepted") return ["rejected", verdictName(h.verdict)];
+  if (h.mode === "run") return ["public", t("publicPassed")];
+  return fullyRan(h.tiers) ? ["accepted", verdictName("accepted")] : ["cpu", t("cpuPassed")];
+}
 
 async function loadHistory() {
-  if (!state.problem) return;
+  if (!state.problem) return undefined;
   const entries = await api(`/api/submissions?problem_id=${encodeURIComponent(state.problem.id)}&limit=50`);
   $("history-empty").hidden = entries.length > 0;
   $("history-rows").replaceChildren(...entries.map((h) => {
-    const verdict = h.verdict ? T[state.lang].verdicts[h.verdict] : t(h.status === "running" ? "running" : "queued");
+    const [kind, text] = historyPill(h);
     const row = el("tr", { class: "history-entry", tabindex: "0", "data-id": h.id },
-      el("td", { text: when(h.created_at) }),
+      el("td", { class: "when", text: when(h.created_at) }),
       el("td", { text: t(h.mode === "run" ? "modeRun" : "modeSubmit") }),
-      el("td", {}, el("span", { class: `pill ${h.verdict === "accepted" ? "accepted" : h.verdict ? "rejected" : "pending"}`, text: verdict })),
+      el("td", {}, el("span", { class: `pill ${kind}`, text })),
       el("td", { class: "num", text: h.total != null ? `${h.passed}/${h.total}` : "" }));
-    row.addEventListener("click", () => openHistory(h.id));
+    row.addEventListener("click", () => guarded(() => openHistory(h.id)));
     return row;
   }));
+  return entries;
 }
 
 async function openHistory(id) {
   const sub = await api(`/api/submissions/${id}`);
+  if (state.source && state.current !== id) { state.source.close(); state.source = null; }
   state.current = id;
   $("dialog-title").textContent = `${when(sub.created_at)} · ${t(sub.mode === "run" ? "modeRun" : "modeSubmit")}`;
   $("dialog-code").textContent = sub.code;
@@ -273,14 +545,14 @@ async function openHistory(id) {
   $("history-dialog").showModal();
 }
 
-// ---- start ---------------------------------------------------------------------------------------------
+// ---- start ----------------------------------------------------------------------------------------------------
 function start() {
   const saved = cookie("practice_lang");
   state.lang = saved === "en" || saved === "zh" ? saved : (navigator.language || "").toLowerCase().startsWith("en") ? "en" : "zh";
   applyLang();
   for (const b of document.querySelectorAll(".lang-switch button")) b.addEventListener("click", () => setLang(b.dataset.lang));
   const match = location.pathname.match(/^\/problems\/([^/]+)\/?$/);
-  if (match) showProblem(decodeURIComponent(match[1])); else showHome();
+  if (match) guarded(() => showProblem(decodeURIComponent(match[1]))); else guarded(showHome);
 }
 
 document.addEventListener("DOMContentLoaded", start);
