@@ -180,6 +180,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     # -- integrity --
     # -- learner loop: CLI, daemon, source --
+    "case.time_limit": (
+        "时间到：本题整次判题限时 {wall:g} 秒，时间用完时正在运行这个测试（死循环，或计算太慢？）",
+        "time limit reached: this exercise allows {wall:g} s for the whole judgement, and this test was running "
+        "when it ran out (an endless loop, or too slow?)",
+    ),
+    "case.after_time_limit": ("没有运行：之前已经达到时间限制", "not run: the time limit was reached earlier"),
     "compare.not_tensor": ("得到的是 {got}，不是张量", "got {got}, not a tensor"),
     "compare.of": ("形状 {shape}，dtype {dtype}", "shape {shape}, dtype {dtype}"),
     "compare.shape": ("形状是 {got}，应为 {want}", "the shape is {got}; it should be {want}"),

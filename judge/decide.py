@@ -18,6 +18,7 @@ class CheckerLog:
 
     collected: list[CollectedCase] = field(default_factory=list)  # in collection order
     finished: dict[str, CaseResult] = field(default_factory=dict)  # by pytest node id
+    started: list[str] = field(default_factory=list)  # node ids, in the order the checker started them
     import_error: ImportProblem | None = None
     import_message: Text = field(default_factory=Text)  # the checker's headline of an import failure
     collect_errors: list[str] = field(default_factory=list)
@@ -90,7 +91,8 @@ def _internal_fault(log: CheckerLog, worker: JobFacts | None) -> str:
         return "the problem's tests failed to collect: " + log.collect_errors[0][:500]
     if not log.collected:
         return "the checker collected no test cases"
-    if len(log.finished) < len(log.collected):
+    if len(log.finished) < len(log.collected) and not (worker is not None and worker.timed_out):
+        # (after a time limit the checker may be stopped mid-case: the cases it never reported were never run)
         return f"the checker reported {len(log.finished)} of {len(log.collected)} cases"
     if log.exit_code not in (0, 1):
         return f"pytest ended with exit code {log.exit_code}"
@@ -107,6 +109,8 @@ def decide(
         for c in log.collected
     ]
     lost = (any(c.outcome == Outcome.error for c in cases) and log.import_error is None) or _import_lost(log)
+    if worker is not None and worker.timed_out and not _import_lost(log):
+        _mark_time_limit(cases, log, limits)
     fault = _internal_fault(log, worker)
     for case, meta in zip(cases, log.collected):
         case.weight = meta.weight
@@ -138,6 +142,23 @@ def decide(
         tampered=any(c.tampered for c in cases),
         error_line=log.import_error.line if verdict == Verdict.compile_error and log.import_error else None,
     )
+
+
+def _mark_time_limit(cases: list[CaseResult], log: CheckerLog, limits: dict) -> None:
+    """The case that was running when the time ran out gets the limit's message; those after it were never run.
+
+    The running case is the first, in the order the checker started them, that never ended or ended in error
+    (the worker was killed under it); every later case the checker ran against the dead worker, or not at all."""
+    by_id = {meta.id: case for meta, case in zip(log.collected, cases)}
+    order = list(dict.fromkeys([*log.started, *by_id]))  # started ones first, then those never started
+    running = next((i for i in order if i in by_id and by_id[i].outcome == Outcome.error), None)
+    if running is None:
+        return
+    by_id[running].outcome, by_id[running].message = Outcome.error, say("case.time_limit", **limits)
+    for later in order[order.index(running) + 1 :]:
+        case = by_id.get(later)
+        if case is not None and case.outcome == Outcome.error:
+            case.outcome, case.message = Outcome.skipped, say("case.after_time_limit")
 
 
 def _import_lost(log: CheckerLog) -> bool:

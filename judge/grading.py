@@ -155,6 +155,7 @@ def merge(results: list[tuple[CheckerLog, JobFacts]]) -> tuple[CheckerLog, JobFa
     for part, seen in results:
         log.collected += part.collected
         log.finished.update(part.finished)
+        log.started += part.started
         log.import_error, log.import_message = (
             log.import_error or part.import_error,
             log.import_message or part.import_message,
@@ -204,6 +205,7 @@ class Relay:
                 case checker_events.CollectError():
                     log.collect_errors.append(event.detail)
                 case checker_events.CaseStarted():
+                    log.started.append(event.id)
                     self._started(event)
                 case checker_events.CaseEnded():
                     self._finished(log, event)
