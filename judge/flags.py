@@ -142,13 +142,12 @@ def source_flags(source: str | bytes) -> list[str]:
     """Sorted flag names for a source; never raises (unparsable or binary sources get a text scan)."""
     try:
         text = source.decode("utf-8", errors="replace") if isinstance(source, bytes) else str(source)
-        found = set(_path_flags(text))
         try:
             if len(text) > MAX_PARSE:
                 raise ValueError("too large to parse")
-            found |= _ast_flags(ast.parse(text))
+            found = _ast_flags(ast.parse(text))
         except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
-            found |= _text_flags(text)
+            found = _text_flags(text) | set(_path_flags(text))  # no tree: comments and strings count too
         return sorted(found)
     except Exception:  # noqa: BLE001 - a scan for humans must never take the judgement down
         return []
@@ -179,9 +178,15 @@ def _name_flag(name: str, module: str | None, bare: bool = False) -> str | None:
 
 
 def _ast_flags(tree: ast.AST) -> set[str]:
+    """From the syntax tree: comments are not in it, and prose strings (docstrings, messages) are left out."""
     roots, internal = _trusted_aliases(tree)
     found: set[str] = {"judge-internals"} if internal else set()
+    prose = _prose(tree)
     for node in ast.walk(tree):
+        if id(node) in prose:
+            continue
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            found.update(_path_flags(node.value))
         if _patches(node, roots):
             found.add("monkeypatch")
         for name, module, kind in _mentions(node):
@@ -189,6 +194,42 @@ def _ast_flags(tree: ast.AST) -> set[str]:
             if flag:
                 found.add(flag)
     return found
+
+
+# Calls whose string arguments are words for a reader, not names the code reaches for.
+PROSE_CALLS = {"print", "warn", "debug", "info", "warning", "error", "exception", "critical", "msg", "log", "write"}
+
+
+def _prose(tree: ast.AST) -> set[int]:
+    """ids of the string constants that are prose: docstrings, assert and raise messages, printed or logged text."""
+    out: set[int] = set()
+
+    def strings(node: ast.AST | None) -> None:
+        """The string itself, or an f-string's literal parts: never a string nested in a call inside it
+        (print(getattr(sys, "_getframe")) still reaches for the frame)."""
+        parts = node.values if isinstance(node, ast.JoinedStr) else [node]
+        for part in parts:
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                out.add(id(part))
+
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                strings(first.value)
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
+            strings(node.value)  # a bare string statement: a comment in quotes
+        elif isinstance(node, ast.Assert):
+            strings(node.msg)
+        elif isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
+            for arg in node.exc.args:
+                strings(arg)
+        elif isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            if name in PROSE_CALLS:
+                for arg in [*node.args, *(k.value for k in node.keywords)]:
+                    strings(arg)
+    return out
 
 
 # Rebinding these modules' attributes (torch.allclose = ...) is what the worker's guard calls tampering.

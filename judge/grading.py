@@ -16,7 +16,7 @@ from judge.events import CaseFinished, CaseStarted, Collected, Done, EventSink
 from judge.jobs import CheckerPayload
 from judge.models import CaseResult, Mode, Report
 from judge.problems import Problem
-from judge.runners import Runner, WorkerLaunch
+from judge.runners import Runner, WorkerLaunch, hostfault
 from judge.runners import plan as tier_plans
 from judge.settings import Settings
 from sandbox import JobFacts, JobSpec, ZygoteClient
@@ -34,23 +34,31 @@ def grade_once(
     display_name: str,
     settings: Settings,
     on_event: EventSink | None,
+    on_runner_fault: Callable[[str], None] | None = None,
 ) -> Report:
-    """runners(key) gives the warm runner named by the problem's tier plan (judge.runners.plan)."""
+    """runners(key) gives the warm runner named by the problem's tier plan (judge.runners.plan).
+
+    on_runner_fault(key): a GPU runner failed for a reason of the host; discard that runner only."""
     emit = on_event or (lambda event: None)
-    plan = tier_plans.plan(problem.meta, settings)
+    # A GPU runner that fails its canary is unavailable: its tier is still to be judged (judge.runners.hostfault).
+    plan, _unavailable = hostfault.gate(tier_plans.plan(problem.meta, settings), runners)
+    gpu = hostfault.GpuPasses(runners, on_runner_fault or (lambda key: None))
     relay = Relay(emit)
     results = [
-        _one_pass(
-            problem,
-            source,
-            mode,
-            runners(step.runner),
-            checker_zygote,
-            display_name,
-            settings,
+        gpu.run(
             step,
-            plan.skipped,
-            relay,
+            lambda step=step: _one_pass(
+                problem,
+                source,
+                mode,
+                runners(step.runner),
+                checker_zygote,
+                display_name,
+                settings,
+                step,
+                plan.skipped,
+                relay,
+            ),
         )
         for step in plan.passes
     ]
@@ -65,6 +73,7 @@ def grade_once(
         {"memory": limits.memory_mib, "wall": limits.wall_s, "output": limits.output_kib},
         source=source,
     )
+    report = gpu.finish(report)  # a GPU tier's host fault, each tier's own layers
     emit(Done(verdict=report.verdict))
     return report
 
@@ -168,6 +177,15 @@ def merge(results: list[tuple[CheckerLog, JobFacts]]) -> tuple[CheckerLog, JobFa
     return log, facts
 
 
+def _weaker_layers(kept: dict[str, str], seen: dict[str, str]) -> dict[str, str]:
+    """Per layer, what the least isolated pass got: a judgement is only as walled as its weakest pass."""
+    merged = dict(kept)
+    for name, state in seen.items():
+        if merged.get(name, "active") == "active":
+            merged[name] = state
+    return merged
+
+
 def _worse(kept: JobFacts, seen: JobFacts) -> JobFacts:
     abnormal = seen.signal is not None or seen.exit_code not in (None, 0)
     return JobFacts(
@@ -179,7 +197,7 @@ def _worse(kept: JobFacts, seen: JobFacts) -> JobFacts:
         wall_s=kept.wall_s + seen.wall_s,
         peak_memory_mib=max(filter(None, (kept.peak_memory_mib, seen.peak_memory_mib)), default=None),
         output_tail=(kept.output_tail + seen.output_tail)[-(64 << 10) :],
-        layers=kept.layers or seen.layers,
+        layers=_weaker_layers(kept.layers, seen.layers),
         setup_s=kept.setup_s or seen.setup_s,
         sandbox_error=kept.sandbox_error or seen.sandbox_error,
     )

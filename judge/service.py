@@ -65,7 +65,8 @@ class Judge:
         report.duration_s = round(time.monotonic() - started, 3)
         report.versions = self.versions()
         report.problem_digest = problem.digest
-        report.flags = report_flags(source, report)  # for instructors: constructs to look at, tampering
+        # For instructors: constructs to look at, tampering, and the grading's own (a GPU tier with native code).
+        report.flags = sorted(set(report_flags(source, report)) | set(report.flags))
         return report
 
     def _grade_in_sandbox(
@@ -73,7 +74,17 @@ class Judge:
     ) -> Report:
         try:
             checker_zygote = self._warm()
-            return grade_once(problem, source, mode, self._runner, checker_zygote, display, self.settings, on_event)
+            return grade_once(
+                problem,
+                source,
+                mode,
+                self._runner,
+                checker_zygote,
+                display,
+                self.settings,
+                on_event,
+                on_runner_fault=self._discard_runner,  # a GPU runner's fault: that runner only
+            )
         except JudgeError:
             raise
         except Exception as exc:  # noqa: BLE001 - any judge fault becomes an internal_error report, never a crash
@@ -113,6 +124,11 @@ class Judge:
                 self._zygotes = zygotes
             return self._zygotes[1]
 
+    def runner(self, key: str) -> Runner:
+        """The warm runner for a key of judge.runners.plan, with the zygotes started (`judge doctor`'s canary)."""
+        self._warm()
+        return self._runner(key)
+
     def _runner(self, key: str) -> Runner:
         """The warm runner for a tier plan's key (judge.runners.plan), started on first use."""
         with self._runner_lock:
@@ -123,6 +139,13 @@ class Judge:
                 worker_zygote = self._zygotes[0] if self._zygotes else None
                 runner = self._runners[key] = make_runner(key, self.settings, worker_zygote)
             return runner
+
+    def _discard_runner(self, key: str) -> None:
+        """One runner failed for a reason of the host: close it alone; the zygotes and other runners go on."""
+        with self._runner_lock:
+            runner = self._runners.pop(key, None)
+        if runner is not None:
+            runner.close()
 
     def _discard_zygotes(self) -> None:
         if self._zygotes is not None:

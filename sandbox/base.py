@@ -30,6 +30,11 @@ class JobSpec:
     hide: list[str] = field(default_factory=list)  # more host paths the job must not see (e.g. the problems folder)
     skip: list[str] = field(default_factory=list)  # layer names not to apply (reported as skipped)
     degrade: bool = False  # a layer that fails in the child: False fails the job (EXIT_LAYER), True runs on
+    # GPU jobs (judge.runners.base.GPU_POLICY): device nodes the job may open read-write besides /dev/null,
+    # /dev/zero and /dev/full (globs, expanded in the child: /dev/nvidia*), and no address-space rlimit,
+    # since CUDA reserves far more address space than any limit would allow; a cgroup or container bounds them.
+    devices_rw: list[str] = field(default_factory=list)
+    address_space_limit: bool = True
 
     def to_wire(self) -> dict:
         return asdict(self)

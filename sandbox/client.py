@@ -25,6 +25,35 @@ KEPT_ENV = (
     "SYSTEMROOT",
     "PRACTICE_SANDBOX_NO_PIDFD",
 )
+# What CUDA and Triton read from the environment, kept by the same allowlist: where the driver's and
+# toolkit's libraries are, how modules load. CUDA_VISIBLE_DEVICES is not inherited: each GPU job gets the
+# one device of its slot (judge.runners.base.RunnerPolicy.env), so no job lands on cuda:0 by default.
+CUDA_ENV = (
+    "LD_LIBRARY_PATH",
+    "CUDA_HOME",
+    "CUDA_PATH",
+    "CUDA_MODULE_LOADING",
+    "CUDA_CACHE_DISABLE",
+    "NVIDIA_VISIBLE_DEVICES",
+    "NVIDIA_DRIVER_CAPABILITIES",
+    "TRITON_LIBCUDA_PATH",
+    "TRITON_PTXAS_PATH",
+    "CC",
+)
+
+
+def zygote_env(environ: dict[str, str] | None = None) -> dict[str, str]:
+    """A zygote's whole environment: the allowlists above, taken from the caller's, and the interpreter's own."""
+    given = os.environ if environ is None else environ
+    env = {k: given[k] for k in (*KEPT_ENV, *CUDA_ENV) if k in given}
+    env.update(
+        PYTHONPATH=str(PACKAGE_ROOT),
+        PYTHONDONTWRITEBYTECODE="1",
+        PYTHONUNBUFFERED="1",
+        HOME=given.get("HOME", "/tmp"),
+        LANG=env.get("LANG", "C.UTF-8"),
+    )
+    return env
 
 
 def fork_unsafe() -> bool:
@@ -84,14 +113,7 @@ class ZygoteClient:
 
     def start(self) -> ZygoteClient:
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
-        env = {k: os.environ[k] for k in KEPT_ENV if k in os.environ}
-        env.update(
-            PYTHONPATH=str(PACKAGE_ROOT),
-            PYTHONDONTWRITEBYTECODE="1",
-            PYTHONUNBUFFERED="1",
-            HOME=os.environ.get("HOME", "/tmp"),
-            LANG=env.get("LANG", "C.UTF-8"),
-        )
+        env = zygote_env()
         argv = [
             sys.executable,
             "-m",

@@ -26,7 +26,14 @@ from sandbox.client import ZygoteClient, ZygoteDied
 RUN_DIR = "/pj/run"  # in the container: where its zygote's socket appears (bind mount, read-write)
 INBOX_DIR = "/pj/inbox"  # in the container: the host's job folders (bind mount, read-only)
 USER = "10001:10001"
+# A container with walls of its own per job (ContainerSpec.walls): its zygote is root in the container, with
+# only the capabilities it needs to give each job a uid of its own (setuid/setgid, chown of the job folder)
+# and namespaces of its own (sys_admin, for unshare: pid, ipc, uts, network), and to kill what a job leaves.
+# Each job drops every capability when it leaves root (sandbox.privileges), before the learner's code runs.
+WALLS_USER = "0:0"
+WALLS_CAPS = ["SETUID", "SETGID", "SYS_ADMIN", "KILL", "CHOWN", "FOWNER", "DAC_OVERRIDE"]
 START_TIMEOUT_S = 120
+HEALTH_TIMEOUT_S = 10
 ROLE_LABEL = "practice-judge.role"
 
 
@@ -41,6 +48,7 @@ class ContainerSpec:
     scratch_exec: bool = False  # the tmpfs scratch may hold programs and libraries (Triton's, on a GPU)
     name: str = "worker"
     env: dict[str, str] = field(default_factory=dict)
+    walls: bool = False  # per-job uid and namespaces inside the container (WALLS_USER, WALLS_CAPS)
 
 
 def client() -> docker.DockerClient:
@@ -55,9 +63,10 @@ def run_kwargs(spec: ContainerSpec, run_dir: Path, inbox: Path) -> dict:
         detach=True,
         init=True,
         network_mode="none",
-        user=USER,
+        user=WALLS_USER if spec.walls else USER,
         read_only=True,
         cap_drop=["ALL"],
+        cap_add=list(WALLS_CAPS) if spec.walls else None,
         security_opt=["no-new-privileges"],
         mem_limit=spec.memory_bytes,
         memswap_limit=spec.memory_bytes,
@@ -70,6 +79,8 @@ def run_kwargs(spec: ContainerSpec, run_dir: Path, inbox: Path) -> dict:
             "USER": "judge",
             "PYTHONDONTWRITEBYTECODE": "1",
             "PYTHONUNBUFFERED": "1",
+            # What the NVIDIA toolkit mounts in: the driver's compute libraries and nvidia-smi (the health check).
+            **({"NVIDIA_DRIVER_CAPABILITIES": "compute,utility"} if spec.gpu else {}),
             **spec.env,
         },
         labels={ROLE_LABEL: "worker"},
@@ -85,9 +96,9 @@ class ContainerZygote(ZygoteClient):
         self.docker = docker_client or client()
         self.state = Path(tempfile.mkdtemp(prefix="pj-docker-"))
         self.run_dir, self.inbox = self.state / "run", self.state / "inbox"
-        for folder in (self.run_dir, self.inbox):
-            folder.mkdir()
-            folder.chmod(0o777 if folder == self.run_dir else 0o755)  # the container's user makes its socket here
+        self.run_dir.mkdir()
+        self.inbox.mkdir(mode=0o755)
+        _owned_by_container(self.run_dir, 0 if spec.walls else int(USER.split(":")[0]))
         self.container = None
 
     def start(self) -> ContainerZygote:
@@ -116,6 +127,23 @@ class ContainerZygote(ZygoteClient):
     def alive(self) -> bool:
         return self._sock is not None and self._reader is not None and self._reader.is_alive()
 
+    def healthy(self) -> str:
+        """'' when the container still runs its zygote (and still sees its GPU), else what is wrong; between jobs."""
+        if not self.alive or self.container is None:
+            return "its zygote is gone"
+        try:
+            self.container.reload()
+            if self.container.status != "running":
+                return f"the container is {self.container.status}"
+            if self.spec.gpu:  # a daemon-reload of the host can take a long-lived container's GPU away
+                code, out = self.container.exec_run(["timeout", str(HEALTH_TIMEOUT_S), "nvidia-smi", "-L"])
+                if code != 0:
+                    said = out.decode(errors="replace")[-200:]
+                    return f"the container lost its GPU (nvidia-smi -L: exit {code}: {said})"
+        except docker.errors.DockerException as exc:
+            return f"the docker engine did not answer: {exc}"
+        return ""
+
     def new_inbox(self) -> tuple[Path, str]:
         """A job folder: its path on this host, and the same folder as the container sees it."""
         folder = Path(tempfile.mkdtemp(prefix="job-", dir=self.inbox))
@@ -131,6 +159,20 @@ class ContainerZygote(ZygoteClient):
                 pass
             self.container = None
         shutil.rmtree(self.state, ignore_errors=True)
+
+
+def _owned_by_container(folder: Path, uid: int) -> None:
+    """The socket folder: the container's user writes its socket there, and no one else may (never 0777).
+
+    A judge that is not root cannot give a folder away, so there it stays the judge's own, group- and
+    world-writable only as a last resort (then said in docs/threat-model.md)."""
+    if os.geteuid() == 0:
+        os.chown(folder, uid, uid)
+        folder.chmod(0o700)
+    elif uid == os.geteuid():
+        folder.chmod(0o700)
+    else:
+        folder.chmod(0o777)
 
 
 def describe_host() -> str:

@@ -8,6 +8,7 @@ unprotected) unless the spec says degrade, in which case the failure is reported
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import sys
@@ -31,10 +32,18 @@ def plan(spec: JobSpec) -> dict[str, str]:
     result = {"process": "active"}
     for name in host_mod.LAYERS:
         result[name] = SKIPPED if name in spec.skip else status[name]
-    if result["memory"] != "active":
-        if spec.memory_bytes and result["rlimits"] == "active":
+    if result["memory"] != "active" and spec.memory_bytes and result["rlimits"] == "active":
+        if spec.address_space_limit:
             result["memory"] += "; an address-space rlimit limits memory instead"
+        else:  # a GPU job: CUDA's address-space reservations exceed any such limit
+            result["memory"] += "; no address-space rlimit (GPU job): only a container's limit bounds memory"
     return result
+
+
+def device_nodes(patterns: list[str]) -> list[str]:
+    """The device nodes a job may open read-write: the harmless three and what the spec's globs match now."""
+    found = [path for pattern in patterns for path in sorted(glob.glob(pattern))]
+    return list(dict.fromkeys([*WRITABLE_DEVICES, *found]))
 
 
 def make_group(spec: JobSpec, planned: dict[str, str], job: str) -> JobGroup | None:
@@ -147,12 +156,12 @@ def enter(
             host_mod.current().landlock_abi,
             host_mod.current().view.read,
             writable,
-            list(WRITABLE_DEVICES),
+            device_nodes(spec.devices_rw),
         )
     if "seccomp" in on:
         report.step(["seccomp"], seccomp_filter.load, host_mod.current().seccomp)
     if "rlimits" in on:
-        memory = spec.memory_bytes if "memory" not in on else None
+        memory = spec.memory_bytes if "memory" not in on and spec.address_space_limit else None
         procs = spec.max_pids if ("pids" not in on and "uid" in on) else None
         report.step(["rlimits"], rlimits.apply, spec.wall_s, min(spec.scratch_bytes, FILE_LIMIT_CAP), memory, procs)
     return scratch

@@ -15,6 +15,7 @@ import os
 import shutil
 import signal
 import socket
+import subprocess
 import tempfile
 
 from sandbox import host
@@ -28,6 +29,7 @@ class ContainerServer(ZygoteServer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.scratches: dict[int, str] = {}
+        self.baseline = {folder: set(_entries(folder)) for folder in SHARED_DIRS}  # the zygote's own, kept
 
     def _start(self, job_id: int, spec: JobSpec, fds: list[int]) -> None:
         if spec.workdir:
@@ -43,6 +45,7 @@ class ContainerServer(ZygoteServer):
         shutil.rmtree(self.scratches.pop(child.job_id, ""), ignore_errors=True)
         if not self.children:
             sweep()
+            clean_shared(self.baseline)
 
 
 def sweep() -> None:
@@ -55,6 +58,38 @@ def sweep() -> None:
                 os.kill(int(name), signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
+
+
+SHARED_DIRS = ("/tmp", "/dev/shm")  # the container's tmpfs folders every job can write
+
+
+def _entries(folder: str) -> list[str]:
+    try:
+        return os.listdir(folder)
+    except OSError:
+        return []
+
+
+def clean_shared(baseline: dict[str, set[str]]) -> None:
+    """Between jobs: what a job left in the shared tmpfs folders, and its SysV IPC objects, go.
+
+    A job with an ipc namespace of its own (a GPU container, sandbox.layers) takes its IPC objects with it;
+    otherwise `ipcrm --all` removes every object this uid may, and only jobs ever made any."""
+    for folder in SHARED_DIRS:
+        for name in set(_entries(folder)) - baseline.get(folder, set()):
+            path = os.path.join(folder, name)
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path, ignore_errors=True)
+            else:
+                try:
+                    os.unlink(path)
+                except OSError:
+                    pass
+    if shutil.which("ipcrm"):
+        try:
+            subprocess.run(["ipcrm", "--all"], capture_output=True, timeout=10, check=False)
+        except (OSError, subprocess.SubprocessError):
+            pass
 
 
 def listen(path: str) -> socket.socket:

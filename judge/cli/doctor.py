@@ -69,6 +69,26 @@ def _runner_rows(settings: Settings) -> list[tuple[str, str]]:
     return rows + [("docker engine", f"{docker_host} (used by the docker runners only)")]
 
 
+def gpu_runner_status(settings: Settings, live: bool = True) -> dict[str, dict[str, object]]:
+    """Each configured GPU runner: its canary's answer (judge.runners.canary) and its jobs' isolation layers."""
+    from judge.runners import canary  # noqa: PLC0415
+    from judge.runners import plan as tier_plans  # noqa: PLC0415
+
+    key = tier_plans.gpu_runner(settings)
+    if key is None:
+        return {}
+    if not live:
+        return {key: {"ready": False, "why": "not checked (--no-live: the canary is a sandboxed job)", "layers": []}}
+    from judge.service import Judge  # noqa: PLC0415
+
+    with Judge(settings) as judge:
+        try:
+            result = canary.check(judge.runner(key))
+        except Exception as exc:  # noqa: BLE001 - the doctor reports, it does not crash
+            result = canary.CanaryResult(False, f"the runner could not start: {type(exc).__name__}: {exc}")
+    return {key: {"ready": result.ready, "why": result.why, "layers": result.active_layers()}}
+
+
 def run_doctor(settings: Settings, live: bool = True, as_json: bool = False) -> int:
     from sandbox import host, layers  # noqa: PLC0415
     from sandbox.base import JobSpec  # noqa: PLC0415
@@ -85,6 +105,7 @@ def run_doctor(settings: Settings, live: bool = True, as_json: bool = False) -> 
     plan = plan or layers.plan(JobSpec(target="-", isolate=True, memory_bytes=2 << 30))
     details = {**host.current().details(), "problems folder": str(settings.problems_dir)}
     runners = _runner_rows(settings)
+    gpu_runners = gpu_runner_status(settings, live)
     if as_json:
         print(
             json.dumps(
@@ -94,6 +115,7 @@ def run_doctor(settings: Settings, live: bool = True, as_json: bool = False) -> 
                     "details": details,
                     "inside": dict(inside),
                     "runners": dict(runners),
+                    "gpu_runners": gpu_runners,
                 }
             )
         )
@@ -106,6 +128,14 @@ def run_doctor(settings: Settings, live: bool = True, as_json: bool = False) -> 
     _print_table(list(details.items()))
     print("\nrunners (PRACTICE_SANDBOX, PRACTICE_GPU_RUNNER):")
     _print_table(runners)
+    if gpu_runners:
+        print("\nGPU runners (the canary: CUDA, an allocation, a Triton kernel, in a sandboxed job):")
+        _print_table(
+            [
+                (name, str(seen["why"]) if seen["ready"] else f"not ready: {seen['why']}")
+                for name, seen in gpu_runners.items()
+            ]
+        )
     if inside:
         print("\nfrom inside a sandboxed job:")
         _print_table(inside)

@@ -10,9 +10,10 @@ from typing import Protocol
 
 from judge.jobs import PROBES_FILE, SOLUTION_FILE, WorkerPayload
 from sandbox import JobFacts, JobSpec
-from sandbox.client import Job
+from sandbox.client import Job, ZygoteDied
 
 WORKER_TARGET = "judge.worker.main:serve"
+JOB_BOUND_S = 600.0  # the longest a runner waits for a job's end when its caller gives no limit
 # What the problems' probes import (torch's testing and tracing helpers): trusted torch code, imported
 # once in the zygote instead of once per job (about 0.25 s each time here).
 PROBE_IMPORTS = [
@@ -45,6 +46,33 @@ class RunnerPolicy:
     skip_layers: tuple[str, ...] = ()
     # Extra environment of every worker this runner starts (e.g. which GPU the container sees).
     env: dict[str, str] = field(default_factory=dict)
+    # A GPU runner's jobs (gpu_policy below): the NVIDIA device nodes open read-write under Landlock, no
+    # address-space rlimit (memory is bounded by a cgroup or the container), a canary before it is trusted.
+    gpu: bool = False
+    devices_rw: tuple[str, ...] = ()
+
+
+# The NVIDIA device nodes a CUDA process opens: the GPUs, the control node, unified memory (and its tools).
+GPU_DEVICE_NODES = ("/dev/nvidia[0-9]*", "/dev/nvidiactl", "/dev/nvidia-uvm*", "/dev/nvidia-modeset")
+# The share of its GPU's memory one job may hold (torch's caching allocator; set before the learner's import).
+GPU_MEMORY_FRACTION = 0.9
+GPU_MEMORY_ENV = "PRACTICE_GPU_MEMORY_FRACTION"
+
+
+def gpu_policy(skip_layers: tuple[str, ...] = (), env: dict[str, str] | None = None) -> RunnerPolicy:
+    """The policy of a GPU runner, local or in a container.
+
+    Triton (the pinned 3.9) builds one helper module, cuda_utils with its generic kernel launcher, from C at
+    run time and loads it from its cache in the job's scratch: a GPU job's scratch must allow exec (see the
+    Dockerfile's gpu-runner target). Kernels themselves are loaded from memory by the CUDA driver.
+    """
+    return RunnerPolicy(
+        native_code=True,
+        skip_layers=skip_layers,
+        env={GPU_MEMORY_ENV: str(GPU_MEMORY_FRACTION), **(env or {})},
+        gpu=True,
+        devices_rw=GPU_DEVICE_NODES,
+    )
 
 
 @dataclass(frozen=True)
@@ -52,7 +80,7 @@ class WorkerLaunch:
     """Everything a runner needs to start one judgement's worker. Paths are on the judge's host."""
 
     source: str  # the learner's file, already checked (size, encoding)
-    probes_path: Path  # the problem's tests/probes.py, copied next to the solution
+    probes_path: Path | None  # the problem's tests/probes.py, copied next to the solution (None: no probes)
     display_name: str  # the learner's file name, as tracebacks and messages show it
     wall_s: float
     memory_bytes: int
@@ -61,6 +89,8 @@ class WorkerLaunch:
     env: dict[str, str] = field(default_factory=dict)  # e.g. TRITON_INTERPRET=1 for a CPU tier
     hide: tuple[str, ...] = ()  # host paths the worker must not see (the problems folder)
     skip_layers: tuple[str, ...] = ()  # layers the caller turns off (isolation="none")
+    target: str = WORKER_TARGET  # what the job runs: the worker, or a trusted check (judge.runners.canary)
+    payload: dict[str, str] = field(default_factory=dict)  # the target's payload, beside the files' paths
 
 
 class WorkerRun:
@@ -75,9 +105,16 @@ class WorkerRun:
     ):
         self._job, self.scratch, self._release = job, scratch, release
         self.walls = walls or {}  # layers the runner provides itself (a container's), reported with the job's own
+        self.bound_s = JOB_BOUND_S  # no wait on a zygote is endless: the runner sets the job's limit plus grace
 
     def wait(self, timeout: float | None = None) -> JobFacts | None:
-        facts = self._job.wait(timeout)
+        """The facts, or None after `timeout`; with no timeout, the job's bound, past which the runner is at fault."""
+        if self._job is None:
+            raise ZygoteDied("the job was never started")
+        facts = self._job.wait(self.bound_s if timeout is None else timeout)
+        if facts is None and timeout is None:
+            self._job.kill()
+            raise ZygoteDied(f"the runner did not report the job's end within {self.bound_s:.0f}s")
         if facts is not None:
             for name, how in self.walls.items():
                 if facts.layers.get(name) != "active":
@@ -85,7 +122,8 @@ class WorkerRun:
         return facts
 
     def kill(self) -> None:
-        self._job.kill()
+        if self._job is not None:
+            self._job.kill()
 
     def close(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)
@@ -111,13 +149,23 @@ class Runner(Protocol):
 
 def write_scratch(scratch: Path, launch: WorkerLaunch) -> None:
     (scratch / SOLUTION_FILE).write_text(launch.source, encoding="utf-8")
-    shutil.copy(launch.probes_path, scratch / PROBES_FILE)
+    if launch.probes_path is not None:
+        shutil.copy(launch.probes_path, scratch / PROBES_FILE)
 
 
-def worker_spec(launch: WorkerLaunch, policy: RunnerPolicy, workdir: str) -> JobSpec:
-    """The sandbox job for a worker whose scratch folder is `workdir` as the runner's zygote sees it."""
+def worker_spec(
+    launch: WorkerLaunch,
+    policy: RunnerPolicy,
+    workdir: str,
+    files_at: str | None = None,
+    env: dict[str, str] | None = None,
+) -> JobSpec:
+    """The sandbox job for a worker whose scratch folder is `workdir` as the runner's zygote sees it.
+
+    files_at: where the solution and probes are, if not in the scratch (a container's read-only inbox).
+    env: the slot's own environment (CUDA_VISIBLE_DEVICES of a local GPU slot)."""
     return JobSpec(
-        target=WORKER_TARGET,
+        target=launch.target,
         wall_s=launch.wall_s,
         memory_bytes=launch.memory_bytes,
         output_bytes=launch.output_bytes,
@@ -127,6 +175,8 @@ def worker_spec(launch: WorkerLaunch, policy: RunnerPolicy, workdir: str) -> Job
         hide=list(launch.hide),
         skip=sorted(set(launch.skip_layers) | set(policy.skip_layers)),
         scratch_exec=policy.native_code,
-        env={**policy.env, **launch.env},
-        payload=WorkerPayload(launch.display_name).to_wire(),
+        env={**policy.env, **(env or {}), **launch.env},
+        devices_rw=list(policy.devices_rw),
+        address_space_limit=not policy.gpu,
+        payload={**WorkerPayload(launch.display_name, files_at or "").to_wire(), **launch.payload},
     )

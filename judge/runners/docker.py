@@ -3,18 +3,28 @@
 from __future__ import annotations
 
 import queue
-import threading
+import time
 
-from judge.runners.base import WORKER_PRELOAD, RunnerPolicy, WorkerLaunch, WorkerRun, worker_spec, write_scratch
+from judge.runners.base import (
+    WORKER_PRELOAD,
+    RunnerPolicy,
+    WorkerLaunch,
+    WorkerRun,
+    gpu_policy,
+    worker_spec,
+    write_scratch,
+)
 from judge.settings import Settings
+from sandbox.client import ZygoteDied
 from sandbox.docker import ROLE_LABEL, ContainerSpec, ContainerZygote, client, describe_host
 
 # A CPU container: scratch is a noexec tmpfs, as on the local runner.
 CPU_POLICY = RunnerPolicy(native_code=False)
-# A GPU container: Triton compiles its launcher and kernels into the scratch cache and loads them, so the
-# scratch must allow native code; Landlock would refuse opening /dev/nvidia* read-write (its writable
-# devices are /dev/null, /dev/zero, /dev/full), so the container's own walls stand in for it.
-GPU_POLICY = RunnerPolicy(native_code=True, skip_layers=("landlock",))
+# A GPU container (its own GPU policy, judge.runners.base.gpu_policy): Landlock kept with the NVIDIA device
+# nodes, exec scratch for Triton's cuda_utils, no address-space rlimit (the container's memory limit bounds
+# the job). The container gives each job a uid and pid, ipc, uts and network namespaces of its own
+# (ContainerSpec.walls); a mount namespace it cannot (the engine's profile refuses mount), so none is asked for.
+GPU_POLICY = gpu_policy(skip_layers=("mount",))
 CPU_IMAGE_LABEL = "runner-cpu"
 # What the container itself provides where the per-job layers need root (reported as "active (...)").
 WALLS = {
@@ -26,35 +36,84 @@ WALLS = {
     "uts": "active (container uts namespace)",
     "pids": "active (container pids limit)",
 }
+# A GPU container's: only what it adds; a per-job layer that did not apply is reported as it is.
+GPU_WALLS = {
+    "network": "active (container: no network)",
+    "mount": "active (container: read-only root; /tmp and /dev/shm emptied after each job)",
+    "memory": "active (container memory limit; no address-space rlimit on GPU jobs)",
+    "pids": "active (container pids limit)",
+}
+START_BACKOFF_S = (1.0, 2.0, 4.0)  # a container that fails to start is tried again after each pause
+SLOT_WAIT_S = 600.0  # a judgement waits at most this long for a free container
+
+
+class Slot:
+    """One container's place in the runner: it stays when its container dies or fails to start."""
+
+    def __init__(self, spec: ContainerSpec):
+        self.spec = spec
+        self.zygote: ContainerZygote | None = None
 
 
 class DockerRunner:
-    def __init__(self, name: str, specs: list[ContainerSpec], policy: RunnerPolicy):
+    def __init__(
+        self, name: str, specs: list[ContainerSpec], policy: RunnerPolicy, walls: dict[str, str] | None = None
+    ):
         self.name, self.policy, self.specs = name, policy, specs
+        self.walls = WALLS if walls is None else walls
         self.docker = client()
-        self._free: queue.Queue[ContainerZygote] = queue.Queue()
-        self._all: list[ContainerZygote] = []
-        self._lock = threading.Lock()
-        for spec in specs:
-            self._free.put(self._started(spec))
+        self._free: queue.Queue[Slot] = queue.Queue()
+        self._slots = [Slot(spec) for spec in specs]
+        self._closed = False
+        for slot in self._slots:
+            try:
+                self._ready(slot)  # warm now; a container that will not start is tried again when next taken
+            except ZygoteDied:
+                pass
+            self._free.put(slot)
 
-    def _started(self, spec: ContainerSpec) -> ContainerZygote:
-        zygote = ContainerZygote(spec, self.docker).start()
-        with self._lock:
-            self._all.append(zygote)
-        return zygote
+    def _new_zygote(self, spec: ContainerSpec) -> ContainerZygote:
+        return ContainerZygote(spec, self.docker).start()
+
+    def _ready(self, slot: Slot) -> ContainerZygote:
+        """The slot's container, healthy: checked between jobs, replaced (with backoff) when it is not."""
+        problem = slot.zygote.healthy() if slot.zygote is not None else "not started"
+        if slot.zygote is not None and not problem:
+            return slot.zygote
+        if slot.zygote is not None:
+            slot.zygote.close()
+            slot.zygote = None
+        for attempt, pause in enumerate(START_BACKOFF_S):
+            zygote = None
+            try:
+                zygote = self._new_zygote(slot.spec)
+                slot.zygote = zygote
+                return zygote
+            except Exception as exc:  # noqa: BLE001 - the engine, the image or the toolkit: retried, then reported
+                problem = f"{type(exc).__name__}: {exc}"
+                if zygote is not None:
+                    zygote.close()
+                if attempt + 1 < len(START_BACKOFF_S):
+                    time.sleep(pause)
+        raise ZygoteDied(f"container {slot.spec.name} did not start after {len(START_BACKOFF_S)} tries: {problem}")
 
     @property
     def alive(self) -> bool:
-        return True  # a dead container is replaced when its slot is next taken
+        return not self._closed  # a dead container is replaced when its slot is next taken
 
     def start(self, launch: WorkerLaunch, channel_fd: int) -> WorkerRun:
-        zygote = self._free.get()
-        if not zygote.alive:
-            zygote.close()
-            zygote = self._started(zygote.spec)
+        try:
+            slot = self._free.get(timeout=SLOT_WAIT_S)
+        except queue.Empty:
+            raise ZygoteDied(f"no container of {self.name} was free for {SLOT_WAIT_S:.0f}s") from None
+        try:
+            zygote = self._ready(slot)
+        except BaseException:
+            self._free.put(slot)  # the slot is never lost: the next judgement tries its container again
+            raise
         inbox, seen_as = zygote.new_inbox()
-        run = WorkerRun(None, inbox, lambda: self._free.put(zygote), WALLS)
+        run = WorkerRun(None, inbox, lambda: self._free.put(slot), self.walls)
+        run.bound_s = launch.wall_s + 60
         try:
             write_scratch(inbox, launch)
             run._job = zygote.run(worker_spec(launch, self.policy, seen_as), [channel_fd])
@@ -65,14 +124,15 @@ class DockerRunner:
 
     def describe(self) -> str:
         spec = self.specs[0]
-        where = f"GPUs {', '.join(s.gpu for s in self.specs)}" if spec.gpu else f"{len(self.specs)} CPU slot(s)"
+        where = f"GPUs {', '.join(str(s.gpu) for s in self.specs)}" if spec.gpu else f"{len(self.specs)} CPU slot(s)"
         return f"docker: image {spec.image}, {where}, on {describe_host()}"
 
     def close(self) -> None:
-        with self._lock:
-            zygotes, self._all = self._all, []
-        for zygote in zygotes:
-            zygote.close()
+        self._closed = True
+        for slot in self._slots:
+            zygote, slot.zygote = slot.zygote, None
+            if zygote is not None:
+                zygote.close()
 
 
 def newest_cpu_image() -> str:
@@ -100,11 +160,12 @@ def gpu_runner(settings: Settings) -> DockerRunner:
             image=settings.gpu_image,
             preload=tuple(WORKER_PRELOAD),
             gpu=device,
-            scratch_exec=True,
+            scratch_exec=True,  # Triton loads its cuda_utils from its cache in the job's scratch
             memory_bytes=settings.docker_memory_mib << 20,
             scratch_bytes=2 << 30,
             name=f"gpu{device}",
+            walls=True,
         )
         for device in settings.gpu_devices
     ]
-    return DockerRunner("gpu-docker", specs, GPU_POLICY)
+    return DockerRunner("gpu-docker", specs, GPU_POLICY, GPU_WALLS)

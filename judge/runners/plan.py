@@ -9,6 +9,7 @@ from judge.settings import Settings
 from judge.tiers import CPU, GPU
 
 LOCAL, DOCKER, GPU_LOCAL, GPU_DOCKER = "local", "docker", "gpu-local", "gpu-docker"
+GPU_RUNNERS = (GPU_LOCAL, GPU_DOCKER)  # runners that must pass their canary (judge.runners.canary) to be used
 # Triton's interpreter runs @triton.jit kernels on CPU tensors; triton reads it when a kernel is defined,
 # so setting it in the job's environment (before the learner's file runs) is early enough.
 CPU_TIER_ENV = {"TRITON_INTERPRET": "1"}

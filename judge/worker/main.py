@@ -43,6 +43,7 @@ def serve(
     probes = tuple(probe_table(probes_module).items())
     sys.modules.pop("probes", None)
     tampered = encode(TAMPERED)
+    _gpu_budget()  # before the guard and the learner's import: torch's CUDA calls are the judge's own here
     fence = guard.arm(
         fds[0],
         MAX_FRAME,
@@ -73,6 +74,14 @@ def serve(
         reply = call(probes, solution, request, display)
         _gc_disable()
         _audit(_send, reply_frame(reply), tampered)
+
+
+def _gpu_budget() -> None:
+    """A GPU job's device-memory budget (judge.runners.base.GPU_MEMORY_ENV): the share of its GPU torch may hold."""
+    fraction = os.environ.get("PRACTICE_GPU_MEMORY_FRACTION")
+    torch = sys.modules.get("torch")
+    if fraction and torch is not None and torch.cuda.is_available():
+        torch.cuda.set_per_process_memory_fraction(float(fraction))
 
 
 def _reply_frame(reply, _encode=encode, _check=check_reply, _rejected=(ReplyRejected, ValueError)) -> bytes:

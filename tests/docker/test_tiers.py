@@ -6,6 +6,7 @@ import pytest
 
 from judge import Judge
 from judge.models import Outcome, Verdict
+from judge.runners import canary
 from judge.runners import plan as tier_plans
 from judge.settings import Settings
 
@@ -49,8 +50,10 @@ def test_plan_names_runners_and_reasons():
     assert both.skipped == ()
 
 
-def test_gpu_runner_judges_the_gpu_tier_in_a_second_pass():
-    """gpu_runner="local" here stands for a GPU host: the fixture's GPU cases need no CUDA."""
+def test_gpu_runner_judges_the_gpu_tier_in_a_second_pass(monkeypatch):
+    """gpu_runner="local" here stands for a GPU host: the fixture's GPU cases need no CUDA, and its canary
+    (which would fail here: no CUDA device) is replaced by a passing one (tests/judge/test_gpu_faults.py)."""
+    monkeypatch.setattr(canary, "status", lambda runner: canary.CanaryResult(True, "ready (stand-in)"))
     events = []
     with Judge(Settings(problems_dir=PROBLEMS, gpu_runner="local")) as judge:
         report = judge.grade("950", GOOD, on_event=events.append)
