@@ -131,6 +131,11 @@ class JudgePlugin:
         report = yield
         case = self.cases[item.nodeid]
         case.duration += call.duration
+        if report.passed and report.when == "call" and case.outcome == "passed":
+            # A passing case may carry a note for the learner: record_property("note", msg(zh, en)).
+            notes = [value for key, value in item.user_properties if key == "note"]
+            if notes:
+                case.message = as_text(notes[-1])
         if report.skipped and case.outcome == "passed":
             case.outcome, case.message = "skipped", _skip_text(report)
         elif report.failed and case.outcome in ("passed", "skipped"):

@@ -62,7 +62,7 @@ def print_report(console: Console, report: PublicReport, path: str) -> None:
     if report.message and report.verdict != Verdict.accepted:
         for line in report.message.splitlines():
             console.print(Text(f"  {plain(line)}"))
-    for line in case_lines(report):
+    for line in note_lines(report) + case_lines(report):
         console.print(line)
     output = report.output.rstrip("\n").splitlines()[-OUTPUT_LINES:]
     if output:  # each line already carries the fence (models.OUTPUT_MARK): nothing printed reads as ours
@@ -70,6 +70,12 @@ def print_report(console: Console, report: PublicReport, path: str) -> None:
         console.print(Text("\n".join(f"  {plain(line)}" for line in output), style="dim"), highlight=False)
     if report.verdict != Verdict.accepted:
         console.print(Text(say("cli.fix", path=plain(path)).get(lang)))
+
+
+def note_lines(report: PublicReport) -> list[Text]:
+    """A passing public case's note (the exercise's word on how it was judged), each different note once."""
+    notes = dict.fromkeys(c.message for c in report.cases if c.outcome == Outcome.passed and c.message and not c.hidden)
+    return [Text("  ✓ ", style="green") + Text(plain(note)) for note in notes]
 
 
 def case_lines(report: PublicReport) -> list[Text]:

@@ -8,7 +8,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from judge.feedback import msg
+from judge.feedback import as_text, msg
 
 # The out-variant checks place x and out inside larger buffers. GUARD elements on each side hold
 # CANARY (never a value of silu(a) * b here, and exact in every dtype); so does out before the call,
@@ -31,6 +31,139 @@ def expected(x):
     x = x.double()
     d = x.shape[-1] // 2
     return F.silu(x[..., :d]) * x[..., d:]
+
+
+def _where_in(f):
+    """(zh, en): where the example index lies relative to its tensor."""
+    if f["index"] < 0:
+        return "在它的起点之前", "before its start"
+    if f["index"] >= f.get("numel", 0):
+        return f"在它的末尾之后（它只有 {f['numel']} 个元素）", f"past its end (it has {f['numel']} elements)"
+    return "", ""
+
+
+def access_message(f, where_zh, where_en):
+    """One finding of the interpreter's load/store checks (probes.py _Launch) as a message in both languages."""
+    k, t, n, i = f["kernel"], f["tensor"], f["count"], f["index"]
+    if f["what"] == "race":
+        a, b = f["programs"]
+        return msg(
+            f"{where_zh}：kernel {k} 有 {n} 个 {t} 的元素被不止一个 program 写入（例如 {t}[{i}]，program {a} 和 {b} "
+            "都写了它）。GPU 上各个 program 同时运行，谁的值留下来是竞争（race）：每个 program 只能写它自己的那些元素",
+            f"{where_en}: kernel {k} wrote {n} elements of {t} from more than one program (for example {t}[{i}], "
+            f"written by programs {a} and {b}). On a GPU the programs run at the same time, so which value lands "
+            "is a race: each program must write only its own elements",
+        )
+    side_zh, side_en = _where_in(f)
+    side_zh, side_en = (f"，{side_zh}" if side_zh else ""), (f", {side_en}" if side_en else "")
+    if f["what"] == "load":
+        return msg(
+            f"{where_zh}：kernel {k} 读取了 {t} 之外的 {n} 个元素（例如 {t}[{i}]{side_zh}），这些 load 没有 mask，"
+            "或 mask 放行了它们：load 也要加 mask（mask=offs < n），不只是 store。GPU 上这样的读取得到垃圾值或直接出错；"
+            "这里没有执行它们",
+            f"{where_en}: kernel {k} loaded {n} elements outside {t} (for example {t}[{i}]{side_en}) through a "
+            "load with no mask or a mask that lets them through: mask the loads as well as the store "
+            "(mask=offs < n). On a GPU such a read returns garbage or faults; here it was not performed",
+        )
+    return msg(
+        f"{where_zh}：kernel {k} 向 {t} 之外写了 {n} 个元素（例如 {t}[{i}]{side_zh}）：最后一个块超出了 n，store 要用 "
+        "mask=offs < n（也检查输出偏移的计算）。GPU 上这会悄悄改写别人的内存；这里没有执行这些写入",
+        f"{where_en}: kernel {k} stored {n} elements outside {t} (for example {t}[{i}]{side_en}): the last "
+        "block runs past n, so mask the store with offs < n (and check how output offsets are computed). On a "
+        "GPU this silently overwrites other memory; here it was not performed",
+    )
+
+
+def check_accesses(obs, where_zh, where_en):
+    """No load or store outside the kernel's tensors, no element written by two programs, no GPU driver asked
+    for: what Triton's interpreter saw during one probe (the CPU tier; empty on the GPU tier)."""
+    assert not obs.get("driver"), msg(
+        f"{where_zh}：Triton 的解释器里有代码要求 GPU 驱动（{obs.get('driver')}）。CPU 这一层没有 GPU："
+        "不要在这里测速或查询设备（triton.testing.do_bench、torch.cuda……）；@triton.autotune 的 kernel 在这里只用它的第一个 config 运行",
+        f"{where_en}: code under Triton's interpreter asked for a GPU driver ({obs.get('driver')}). The CPU tier "
+        "has no GPU: do not benchmark or query the device here (triton.testing.do_bench, torch.cuda...); an "
+        "@triton.autotune kernel runs with its first config here",
+    )
+    found = obs.get("accesses") or []
+    assert not found, access_message(found[0], where_zh, where_en)
+
+
+def _bad_values(actual, want, ok, where_zh, where_en, what_zh, what_en):
+    """The message for values that are not close: NaN named as NaN, else the largest error and one index."""
+    flat_ok, got = ok.reshape(-1), actual.double().reshape(-1)
+    nan = torch.isnan(got)
+    if bool(nan.any()):
+        first = int(torch.nonzero(nan)[0])
+        return msg(
+            f"{where_zh}：{what_zh}里出现了 NaN（{int(nan.sum())} 个元素，第一个在展平后的下标 {first}），"
+            "应为 silu(x[..., :d]) * x[..., d:]：检查是否读到了未初始化的内存或 mask 的 other 值",
+            f"{where_en}: NaN appeared in {what_en} ({int(nan.sum())} elements, the first at flat index {first}); "
+            "want silu(x[..., :d]) * x[..., d:]: check for reads of unwritten memory or the mask's other value",
+        )
+    bad = torch.nonzero(~flat_ok)
+    first = int(bad[0]) if bad.numel() else 0
+    worst = float((got - want.reshape(-1)).abs().max()) if got.numel() else 0.0
+    return msg(
+        f"{where_zh}：{what_zh}数值不对（{bad.numel()} 个元素超出容差，最大误差 {worst:.3g}；第一个在展平后的下标 {first}："
+        f"得到 {float(got[first]):.6g}，应为 {float(want.reshape(-1)[first]):.6g}），应为 silu(x[..., :d]) * x[..., d:]",
+        f"{where_en}: wrong values in {what_en} ({bad.numel()} elements outside the tolerance, largest error "
+        f"{worst:.3g}; the first at flat index {first}: got {float(got[first]):.6g}, want "
+        f"{float(want.reshape(-1)[first]):.6g}); want silu(x[..., :d]) * x[..., d:]",
+    )
+
+
+def _unwritten_why_zh(w):
+    """Why elements were never written, from what the interpreter saw (w: probes' written(), plus the guarded
+    check's `tail` and `first`); on the GPU tier only the layout of the holes is known."""
+    if w.get("interpreted") and w.get("launches") == 0:
+        return "没有启动任何 kernel：在这个算子里用 grid 启动你的 Triton kernel"
+    if w.get("interpreted") and w.get("programs") == 0:
+        return "grid 里一个 program 也没有：n < BLOCK 时 n // BLOCK 是 0；要启动 triton.cdiv(n, BLOCK) 个 program"
+    if w.get("interpreted") and w.get("stored") == 0 and w.get("stored_anywhere"):
+        return (
+            "kernel 一个元素也没有写进调用者给的 out：它写进了别的张量。把 out 本身传给 kernel；"
+            "新建一个张量（或给 out 重新赋值）不会改变调用者的 out"
+        )
+    if w.get("masked_inside"):
+        return (
+            f"store 的 mask 在 out 里面关掉了 {w['masked_inside']} 个位置：mask 应为 offs < n（n = out.numel()），"
+            "对 out 的每个元素都为真"
+        )
+    if w.get("tail"):
+        return "缺的是最后那些元素：grid 太小，要启动 triton.cdiv(n, BLOCK) 个 program（n // BLOCK 会丢掉最后一个块）"
+    return f"第一个没写到的在展平后的下标 {w.get('first', 0)}：检查每个 program 计算的输出偏移（以及 grid 是否覆盖全部 n 个输出）"
+
+
+def _unwritten_why_en(w):
+    if w.get("interpreted") and w.get("launches") == 0:
+        return "no kernel was launched: launch your Triton kernel over a grid in this operator"
+    if w.get("interpreted") and w.get("programs") == 0:
+        return "the grid had no programs at all: n // BLOCK is 0 when n < BLOCK; launch triton.cdiv(n, BLOCK) programs"
+    if w.get("interpreted") and w.get("stored") == 0 and w.get("stored_anywhere"):
+        return (
+            "the kernel stored none of them into the out it was given: it wrote into another tensor. Pass out "
+            "itself to the kernel; a new tensor (or rebinding out) does not change the caller's out"
+        )
+    if w.get("masked_inside"):
+        return (
+            f"the store's mask switched off {w['masked_inside']} lanes inside out: the mask must be offs < n "
+            "(n = out.numel()), true for every element of out"
+        )
+    if w.get("tail"):
+        return (
+            "the missing ones are the last elements: the grid is too small; launch triton.cdiv(n, BLOCK) programs "
+            "(n // BLOCK drops the last block)"
+        )
+    return (
+        f"the first one is at flat index {w.get('first', 0)}: check the output offsets each program computes "
+        "(and that the grid covers all n outputs)"
+    )
+
+
+@pytest.fixture(scope="session", name="check_accesses")
+def check_accesses_fixture():
+    """check_accesses(obs, where_zh, where_en): see check_accesses above."""
+    return check_accesses
 
 
 @pytest.fixture(scope="session")
@@ -57,6 +190,7 @@ def check_out(close):
     """check_out(obs, x, where_zh, where_en): one call of the functional operator."""
 
     def check(obs, x, where_zh, where_en):
+        check_accesses(obs, where_zh, where_en)
         out = obs["out"]
         assert out is not None, msg(
             f"{where_zh}：silu_and_mul 没有返回张量（返回了 {obs['type']}）",
@@ -72,11 +206,16 @@ def check_out(close):
             f"{where_en}: the output's dtype is {out.dtype}, not the input's ({x.dtype}): allocate out with x's dtype "
             "and compute in float32 inside the kernel",
         )
-        ok, worst = close(out, expected(x), x.dtype)
-        assert bool(ok.all()), msg(
-            f"{where_zh}：输出数值不对（最大误差 {worst:.3g}），应为 silu(x[..., :d]) * x[..., d:]",
-            f"{where_en}: wrong values (largest error {worst:.3g}); want silu(x[..., :d]) * x[..., d:]",
+        want_values = expected(x)
+        ok, _worst = close(out, want_values, x.dtype)
+        written = obs.get("written") or {}
+        unwritten = out.numel() - written.get("stored", out.numel())
+        assert bool(ok.all()) or not written.get("launches") or unwritten <= 0, msg(
+            f"{where_zh}：输出有 {unwritten} 个元素 kernel 没有写到（数值因此不对）：{_unwritten_why_zh(written)}",
+            f"{where_en}: the kernels left {unwritten} elements of the output unwritten (so its values are wrong): "
+            f"{_unwritten_why_en(written)}",
         )
+        assert bool(ok.all()), _bad_values(out, want_values, ok, where_zh, where_en, "输出", "the output")
         assert not obs["x_changed"] and not obs["shares_input_memory"] and obs["contiguous"], msg(
             f"{where_zh}：silu_and_mul 只能读 x，输出应是不与 x 共享内存的新连续张量",
             f"{where_en}: silu_and_mul may only read x; its output must be a new contiguous tensor sharing no memory with x",
@@ -104,6 +243,7 @@ def check_guarded(close):
     """check_guarded(obs, x, xbuf, obuf, where_zh, where_en): the guards, every element of out, x untouched."""
 
     def check(obs, x, xbuf, obuf, where_zh, where_en):
+        check_accesses(obs, where_zh, where_en)
         got = obs["obuf"]
         n = x.numel() // 2
         before, region, after = got[:GUARD], got[GUARD : GUARD + n], got[GUARD + n :]
@@ -117,18 +257,19 @@ def check_guarded(close):
             f"{where_zh}：kernel 写到了 out 开头之前的内存：检查输出的偏移计算",
             f"{where_en}: the kernel wrote before the start of out: check how output offsets are computed",
         )
-        region = region.view(out_shape(list(x.shape)))
-        unwritten = int((region == CANARY).sum())
+        holes = torch.nonzero(region == CANARY).reshape(-1)
+        unwritten = int(holes.numel())
+        written = dict(obs.get("written") or {})
+        written["tail"] = unwritten > 0 and int(holes[0]) == n - unwritten  # only the last elements are missing
+        written["first"] = int(holes[0]) if unwritten else 0
         assert unwritten == 0, msg(
-            f"{where_zh}：out 有 {unwritten} 个元素没有被写到：grid 要覆盖全部 n 个输出（triton.cdiv(n, BLOCK)，不是 n // BLOCK）",
-            f"{where_en}: {unwritten} elements of out were never written: the grid must cover all n outputs "
-            "(triton.cdiv(n, BLOCK), not n // BLOCK)",
+            f"{where_zh}：out 有 {unwritten} 个元素没有被写到：{_unwritten_why_zh(written)}",
+            f"{where_en}: {unwritten} elements of out were never written: {_unwritten_why_en(written)}",
         )
-        ok, worst = close(region, expected(x), x.dtype)
-        assert bool(ok.all()), msg(
-            f"{where_zh}：out 的数值不对（最大误差 {worst:.3g}），应为 silu(x[..., :d]) * x[..., d:]",
-            f"{where_en}: wrong values in out (largest error {worst:.3g}); want silu(x[..., :d]) * x[..., d:]",
-        )
+        region = region.view(out_shape(list(x.shape)))
+        want_values = expected(x)
+        ok, _worst = close(region, want_values, x.dtype)
+        assert bool(ok.all()), _bad_values(region, want_values, ok, where_zh, where_en, "out 的", "out")
         assert torch.equal(obs["xbuf"], xbuf), msg(
             f"{where_zh}：silu_and_mul_out 修改了 x 或它周围的内存：只能写 out",
             f"{where_en}: silu_and_mul_out changed x or the memory around it: it may only write out",
@@ -185,13 +326,46 @@ def check_schema():
 
 @pytest.fixture(scope="session")
 def check_opcheck():
-    def check(result, name):
-        for test, status in result.items():
+    """check_opcheck(obs, name): every test of torch.library.opcheck passed, and no kernel it ran misbehaved."""
+
+    def check(obs, name, why=None):
+        """why: an explanation to put first (a msg()), when the way the operators were registered explains it."""
+        check_accesses(obs, f"ex107::{name} 的 opcheck", f"opcheck of ex107::{name}")
+        for test, status in obs["results"].items():
+            if why is not None:
+                text = as_text(why)
+                assert status == "SUCCESS", msg(
+                    f"ex107::{name} 的 opcheck {test} 失败：{text.zh}（{status}）",
+                    f"opcheck {test} of ex107::{name} failed: {text.en} ({status})",
+                )
             assert status == "SUCCESS", msg(
                 f"ex107::{name} 的 opcheck {test} 失败：{status}", f"opcheck {test} of ex107::{name} failed: {status}"
             )
 
     return check
+
+
+TRITON_OP_HINT = msg(
+    "你用 torch.library.triton_op 注册了算子：在 Triton 的解释器里（CPU 这一层），triton_op 的 kernel 不能在 meta / fake "
+    "张量上运行（解释器要把数据复制到主机），所以 meta、torch.compile 和 opcheck 的检查都会失败。本题请用 "
+    "torch.library.custom_op + register_fake（或 torch.library.Library）注册",
+    "you registered the operators with torch.library.triton_op: under Triton's interpreter (the CPU tier) a "
+    "triton_op's kernel cannot run on meta or fake tensors (the interpreter copies their data to the host), so "
+    "the meta, torch.compile and opcheck checks fail. Register with torch.library.custom_op + register_fake "
+    "(or torch.library.Library) in this exercise",
+)
+
+
+@pytest.fixture
+def op_hint(probe):
+    """op_hint(default): the hint for a failure on meta / fake tensors; triton_op under the interpreter gets its
+    own explanation."""
+    env = probe("environment", hint=msg("读取运行环境出错", "reading the worker's environment failed"))
+
+    def pick(default):
+        return TRITON_OP_HINT if env["interpret"] and env.get("triton_ops") else default  # default may be None
+
+    return pick
 
 
 @pytest.fixture

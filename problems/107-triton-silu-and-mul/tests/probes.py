@@ -26,11 +26,14 @@ from judge.worker.observe import schema as _schema_of
 _compile = torch.compile
 _ops = torch.ops
 _empty = torch.empty
+_full = torch.full
+_cat = torch.cat
 _equal = torch.equal
 _Tensor = torch.Tensor
 
 INTERPRET = os.environ.get("TRITON_INTERPRET") == "1" or not torch.cuda.is_available()
 DEVICE = "cpu" if INTERPRET else "cuda"
+GUARD = 8192  # elements on each side of x in the functional operator's buffer (as conftest.py's GUARD)
 
 
 def _interpret_triton_library():
@@ -73,9 +76,245 @@ def _method(fn):
     return member
 
 
+class _Launch:
+    """One kernel launch under the interpreter: its tensors, and what its programs loaded and stored."""
+
+    def __init__(self, kernel, grid):
+        self.kernel, self.grid = kernel, grid
+        self.tensors = []  # [name, lo, hi (bytes), element size, numel, owner (np int64 or None), masked_inside]
+        self.outside = {}  # ("load" | "store", tensor name) -> [set of element indices, numel, first program]
+        self.races = {}  # tensor name -> [set of element indices, (index, first program, second program)]
+
+    def add_tensor(self, name, tensor):
+        if tensor.numel() == 0:
+            return
+        size = tensor.element_size()
+        span = 1 + sum((s - 1) * abs(st) for s, st in zip(tensor.shape, tensor.stride()))
+        lo = tensor.data_ptr()
+        self.tensors.append([name, lo, lo + span * size, size, int(tensor.numel()), None, 0])
+
+    def program(self):
+        (x, y, z), (_, gy, gz) = _builder.grid_idx, _builder.grid_dim
+        return (x * gy + y) * gz + z
+
+    def access(self, kind, ptrs, mask):
+        """The lanes of an access (mask on) that stay inside one of the launch's tensors; the others are
+        recorded (named after the nearest tensor) and not performed."""
+        addr = _np.asarray(ptrs.data, dtype=_np.uint64).astype(_np.int64)
+        on = _np.broadcast_to(_np.asarray(mask.data, dtype=bool), addr.shape)
+        width = max(1, ptrs.get_element_ty().primitive_bitwidth // 8)
+        inside = _np.zeros(addr.shape, dtype=bool)
+        which = _np.full(addr.shape, -1)
+        for i, (_, lo, hi, _size, _n, _o, _m) in enumerate(self.tensors):
+            hit = (addr >= lo) & (addr + width <= hi)
+            which[hit & ~inside] = i
+            inside |= hit
+        bad = on & ~inside
+        if bad.any():
+            self._outside(kind, addr[bad])
+        if kind == "store":
+            self._stored(addr, on & inside, ~on & inside, which)
+        return on & inside
+
+    def _outside(self, kind, addrs):
+        if not self.tensors:
+            name, lo, size, numel = "?", 0, 1, 0
+            idx = addrs
+        else:
+            dist = [_np.maximum(lo - addrs, addrs - hi + 1).min() for _, lo, hi, *_ in self.tensors]
+            name, lo, _hi, size, numel, *_ = self.tensors[int(_np.argmin(dist))]
+            idx = (addrs - lo) // size
+        entry = self.outside.setdefault((kind, name), [set(), numel, self.program()])
+        entry[0].update(int(i) for i in _np.unique(idx)[:100000])
+
+    def _stored(self, addr, written, masked_off, which):
+        pid = self.program()
+        for i, t in enumerate(self.tensors):
+            name, lo, _hi, size, numel, owner, _m = t
+            t[6] += int((masked_off & (which == i)).sum())
+            lanes = written & (which == i)
+            if not lanes.any():
+                continue
+            if owner is None:
+                owner = t[5] = _np.full((t[2] - lo) // size, -1, dtype=_np.int64)
+            idx = _np.unique((addr[lanes] - lo) // size)
+            prev = owner[idx]
+            clash = (prev != -1) & (prev != pid)
+            if clash.any():
+                entry = self.races.setdefault(name, [set(), None])
+                entry[0].update(int(j) for j in idx[clash])
+                if entry[1] is None:
+                    first = int(_np.flatnonzero(clash)[0])
+                    entry[1] = (int(idx[first]), int(prev[first]), pid)
+            owner[idx] = pid
+
+    def findings(self):
+        """Stores outside first (they overwrite memory), then races, then loads outside."""
+        outside = [
+            {
+                "what": kind,
+                "kernel": self.kernel,
+                "tensor": name,
+                "count": len(ids),
+                "index": min(ids, key=abs),
+                "numel": numel,
+                "program": program,
+            }
+            for (kind, name), (ids, numel, program) in self.outside.items()
+        ]
+        races = [
+            {
+                "what": "race",
+                "kernel": self.kernel,
+                "tensor": name,
+                "count": len(ids),
+                "index": example[0],
+                "programs": [example[1], example[2]],
+            }
+            for name, (ids, example) in self.races.items()
+        ]
+        return [f for f in outside if f["what"] == "store"] + races + [f for f in outside if f["what"] == "load"]
+
+    def programs(self):
+        return 0 if self.grid is None else int(self.grid[0] * self.grid[1] * self.grid[2])
+
+    def stored_anywhere(self):
+        return sum(int((t[5] != -1).sum()) for t in self.tensors if t[5] is not None)
+
+    def written(self, tensor):
+        """How many elements of `tensor` this launch stored into, and how many store lanes it masked off there."""
+        lo = tensor.data_ptr()
+        hi = lo + tensor.numel() * tensor.element_size()
+        stored, masked = 0, 0
+        for _name, tlo, thi, size, _n, owner, masked_inside in self.tensors:
+            if tlo < hi and lo < thi:
+                masked += masked_inside
+                if owner is not None:
+                    a, b = (max(lo, tlo) - tlo) // size, (min(hi, thi) - tlo) // size
+                    stored += int((owner[a:b] != -1).sum())
+        return stored, masked
+
+
+class _Watch:
+    """What the kernels launched during one probe did: Triton's interpreter runs one program after another, so
+    a load or store outside its tensors is only seen here (inside a guard region it is harmless on the CPU and
+    silent on a GPU), and so are two programs writing one element (a race on a GPU)."""
+
+    def __init__(self):
+        self.autotuned = []  # kernels run with their first config (kept: the autotuner caches its choice)
+        self.start()
+
+    def start(self):
+        self.launches, self.current = [], None
+
+    def findings(self):
+        return [f for launch in self.launches for f in launch.findings()][:8]
+
+    def written(self, tensor):
+        """How the launches of this probe wrote `tensor`: elements stored there, store lanes masked off there,
+        programs run, and elements stored anywhere (into another tensor, when none landed in `tensor`)."""
+        stored = masked = 0
+        for launch in self.launches:
+            s, m = launch.written(tensor)
+            stored, masked = stored + s, masked + m
+        return {
+            "interpreted": INTERPRET,
+            "launches": len(self.launches),
+            "programs": sum(launch.programs() for launch in self.launches),
+            "stored": stored,
+            "stored_anywhere": sum(launch.stored_anywhere() for launch in self.launches),
+            "masked_inside": masked,
+        }
+
+
+_watch = _Watch()
+
+
+def _install_watch():
+    """Route the interpreter's loads, stores and launches through _watch (as triton.language is re-wrapped
+    above); run an autotuned kernel with its first config (benchmarking needs a GPU driver)."""
+    global _builder, _np
+    try:
+        import numpy as _np
+        import triton.runtime.autotuner as autotuner
+        import triton.runtime.interpreter as interpreter
+    except ImportError:
+        return
+    _builder = interpreter.interpreter_builder
+    load, store = _builder.create_masked_load, _builder.create_masked_store
+    rmw, cas = _builder.create_atomic_rmw, _builder.create_atomic_cas
+    Handle = interpreter.TensorHandle
+
+    def masked(kind, ptrs, mask):
+        launch = _watch.current
+        if launch is None:
+            return mask
+        return Handle(launch.access(kind, ptrs, mask), mask.dtype)
+
+    def checked_load(ptrs, mask, other, cache_policy, is_volatile):
+        return load(ptrs, masked("load", ptrs, mask), other, cache_policy, is_volatile)
+
+    def checked_store(ptrs, value, mask, cache_policy):
+        return store(ptrs, value, masked("store", ptrs, mask), cache_policy)
+
+    def checked_rmw(op, ptr, val, mask, sem, scope):
+        return rmw(op, ptr, val, masked("load", ptr, mask), sem, scope)
+
+    def checked_cas(ptr, cmp, val, sem, scope):
+        everywhere = Handle(_np.ones(_np.shape(ptr.data), dtype=bool), interpreter.tl.int1)
+        if not masked("load", ptr, everywhere).data.all():
+            raise IndexError("atomic_cas outside the kernel's tensors")
+        return cas(ptr, cmp, val, sem, scope)
+
+    _builder.create_masked_load, _builder.create_masked_store = checked_load, checked_store
+    _builder.create_atomic_rmw, _builder.create_atomic_cas = checked_rmw, checked_cas
+
+    set_grid = _builder.set_grid_dim
+
+    def grid_dim(nx, ny, nz):
+        if _watch.current is not None:
+            _watch.current.grid = (nx, ny, nz)
+        return set_grid(nx, ny, nz)
+
+    _builder.set_grid_dim = grid_dim
+    executor = interpreter.GridExecutor
+    run, to_host = executor.__call__, executor._init_args_hst
+
+    def launch(self, *args, **kwargs):
+        outer = _watch.current
+        _watch.current = _Launch(getattr(self.fn, "__name__", "kernel"), None)
+        try:
+            return run(self, *args, **kwargs)
+        finally:
+            _watch.launches.append(_watch.current)
+            _watch.current = outer
+
+    def host_args(self, args_dev, kwargs):
+        args_hst, kwargs_hst = to_host(self, args_dev, kwargs)
+        launch = _watch.current
+        if launch is not None:
+            named = [*zip(self.arg_names, args_hst), *kwargs_hst.items()]
+            for name, arg in named:
+                arg = getattr(arg, "base", arg)  # triton.reinterpret's TensorWrapper
+                if isinstance(arg, _Tensor):
+                    launch.add_tensor(name, arg)
+        return args_hst, kwargs_hst
+
+    def first_config(self, kwargs):
+        name = getattr(getattr(self, "base_fn", None), "__name__", "kernel")
+        if name not in _watch.autotuned:
+            _watch.autotuned.append(name)
+        return self.configs[:1]
+
+    executor.__call__, executor._init_args_hst = launch, host_args
+    autotuner.Autotuner.prune_configs = first_config
+
+
+_builder = _np = None
 if INTERPRET:
     os.environ["TRITON_INTERPRET"] = "1"
     _interpret_triton_library()
+    _install_watch()
 
 
 # ---------------------------------------------------------------- helpers (not probes)
@@ -120,9 +359,26 @@ def _numel(shape):
 
 
 def environment(solution):
-    """Where the kernels run here: {"device", "interpret", "triton"} (triton's version or None)."""
+    """Where the kernels run here: {"device", "interpret", "triton"} (triton's version or None), and the
+    autotuned kernels run so far with their first config."""
     triton = sys.modules.get("triton")
-    return {"device": DEVICE, "interpret": INTERPRET, "triton": getattr(triton, "__version__", None)}
+    return {
+        "device": DEVICE,
+        "interpret": INTERPRET,
+        "triton": getattr(triton, "__version__", None),
+        "autotuned": list(_watch.autotuned),
+        "triton_ops": _triton_ops(),
+    }
+
+
+def _triton_ops():
+    """The ex107 operators registered with torch.library.triton_op (which the interpreter cannot run on meta
+    or fake tensors), for the checker's explanation."""
+    try:
+        from torch._library.triton import triton_ops_to_kernels
+    except ImportError:
+        return []
+    return sorted(str(name) for name in list(triton_ops_to_kernels) if str(name).startswith("ex107::"))
 
 
 def op_exists(solution, name):
@@ -136,42 +392,84 @@ def schema(solution, name):
 # ---------------------------------------------------------------- eager
 
 
+def _guarded(x, guard=GUARD):
+    """x as a contiguous view in the middle of a larger buffer: reads a little past x stay in memory this
+    probe owns (on a GPU too), and the buffer whole shows whether anything around x changed."""
+    flat = x.reshape(-1)
+    fill = _full((guard,), -7.0, dtype=x.dtype, device=x.device)
+    buf = _cat([fill, flat, fill])
+    return buf, buf.narrow(0, guard, flat.numel()).view(x.shape)
+
+
+def _notes():
+    """What the interpreter saw during this probe: accesses outside the tensors, races, autotuned kernels."""
+    return {"accesses": _watch.findings(), "autotuned": list(_watch.autotuned), "launches": len(_watch.launches)}
+
+
+def _driver_needed(exc):
+    """Triton asked for a GPU driver under the interpreter (something benchmarks or queries the device)."""
+    return "active drivers" in str(exc)
+
+
 def eager(solution, x):
-    """silu_and_mul(x) once on DEVICE: the output, and whether x changed or shares memory with it."""
-    x = x.to(DEVICE)
-    before = x.clone()
-    out = _op("silu_and_mul")(x)
+    """silu_and_mul(x) once on DEVICE, x a view inside a guarded buffer: the output, whether x (or the memory
+    around it) changed or shares memory with the output, how many output elements the kernels wrote."""
+    _watch.start()
+    xbuf, x = _guarded(x.to(DEVICE))
+    before = xbuf.clone()
+    try:
+        out = _op("silu_and_mul")(x)
+    except RuntimeError as exc:
+        if not _driver_needed(exc):
+            raise
+        return {"out": None, "type": "driver", "driver": _first_line(exc), **_notes()}
+    notes = _notes()
     if not isinstance(out, _Tensor):
         return {
             "out": None,
             "type": type(out).__name__,
-            "x_changed": not _equal(x, before),
+            "x_changed": not _equal(xbuf, before),
             "shares_input_memory": False,
             "contiguous": False,
             "device": None,
+            **notes,
         }
     shares = out.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
     return {
         "out": _plain(out),
         "type": type(out).__name__,
-        "x_changed": not _equal(x, before),
+        "x_changed": not _equal(xbuf, before),
         "shares_input_memory": shares,
         "contiguous": bool(out.is_contiguous()),
         "device": out.device.type,
+        "written": _watch.written(out),
+        **notes,
     }
 
 
 def out_variant(solution, xbuf, x_offset, x_shape, obuf, o_offset, o_shape):
     """silu_and_mul_out(x, out) where x and out are contiguous views inside larger buffers whose other
-    elements (the guard regions) hold values the checker knows. Returns both buffers whole, and what
-    the operator returned."""
+    elements (the guard regions) hold values the checker knows. Returns both buffers whole, what the
+    operator returned, and what its kernels wrote into out."""
+    _watch.start()
     xbuf, obuf = xbuf.to(DEVICE), obuf.to(DEVICE)
     x = xbuf.narrow(0, x_offset, _numel(x_shape)).view(x_shape)
     out = obuf.narrow(0, o_offset, _numel(o_shape)).view(o_shape)
-    returned = _op("silu_and_mul_out")(x, out)
+    try:
+        returned = _op("silu_and_mul_out")(x, out)
+    except RuntimeError as exc:
+        if not _driver_needed(exc):
+            raise
+        return {"xbuf": None, "obuf": None, "returned": "driver", "driver": _first_line(exc), **_notes()}
     if DEVICE == "cuda":
         torch.cuda.synchronize()
-    return {"xbuf": _plain(xbuf), "obuf": _plain(obuf), "returned": type(returned).__name__}
+    return {
+        "xbuf": _plain(xbuf),
+        "obuf": _plain(obuf),
+        "returned": type(returned).__name__,
+        "written": _watch.written(out),
+        **_notes(),
+    }
 
 
 # ---------------------------------------------------------------- no data: meta and fake tensors
@@ -190,11 +488,16 @@ def fake(solution, x):
 
 
 def run_opcheck(solution, name, args):
-    """torch.library.opcheck on DEVICE (no input requires grad): {test: "SUCCESS" or the first line}."""
+    """torch.library.opcheck on DEVICE (no input requires grad): {"results": {test: "SUCCESS" or the first
+    line}, and what the interpreter saw}."""
+    _watch.start()
     args = tuple(a.to(DEVICE) if isinstance(a, _Tensor) else a for a in args)
     result = _opcheck(_op(name), args, raise_exception=False)
     return {
-        key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}" for key, val in result.items()
+        "results": {
+            key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}" for key, val in result.items()
+        },
+        **_notes(),
     }
 
 
@@ -202,6 +505,7 @@ def compiled(solution, xs, through_out):
     """torch.compile(fullgraph=True, backend="aot_eager", dynamic=True) of a block that calls
     silu_and_mul(x), or (through_out) allocates out and calls silu_and_mul_out(x, out); the outputs
     for each x in turn and how many graphs Dynamo compiled."""
+    _watch.start()
     _dynamo_reset()
     functional, out_op = _op("silu_and_mul"), _op("silu_and_mul_out")
 
@@ -218,4 +522,4 @@ def compiled(solution, xs, through_out):
         outs = [_plain(fn(x.to(DEVICE))) for x in xs]
     finally:
         _dynamo_reset()
-    return {"outs": outs, "graphs": int(counter.frame_count)}
+    return {"outs": outs, "graphs": int(counter.frame_count), **_notes()}

@@ -1,8 +1,8 @@
 """Exercise 107, hidden tests: more dtypes, ranks and sizes than the public ones; same lessons.
 
-Sizes for the functional operator keep n (output elements) a multiple of 4096 and d a power of two,
-so that even a kernel without a tail mask writes only memory it owns; tails are checked through the
-out variant, inside guarded buffers (see conftest.py).
+On the CPU tier sizes are small (Triton's interpreter runs one program after another in Python), and
+every load and store of the kernels is checked there (probes.py); tails are checked through the out
+variant too, inside guarded buffers (see conftest.py). The GPU tier uses larger sizes.
 """
 
 import pytest
@@ -28,26 +28,13 @@ def test_op_registered(probe, name):
     )
 
 
-EAGER_CASES = [((8192,), F32), ((16, 512), F16), ((2, 2, 4, 1024), BF16), ((2, 4, 2048), F32)]
-
-
-@pytest.mark.hint(
-    "functional 算子的数值：float32 / float16 / bfloat16，一到四维",
-    "the functional operator's values: float32 / float16 / bfloat16, 1-D to 4-D",
-)
-@pytest.mark.parametrize("shape,dtype", EAGER_CASES, ids=["float32-1d", "float16-2d", "bfloat16-4d", "float32-3d"])
-def test_eager_matches_formula(probe, make_input, check_out, shape, dtype):
-    x = make_input(101, shape, dtype)
-    check_out(probe("eager", x, hint=EAGER_HINT), x, "silu_and_mul", "silu_and_mul")
-
-
 OUT_CASES = [
     ((7, 2), F32),
-    ((4099 * 2,), F16),
+    ((515 * 2,), F16),
     ((3, 5, 22), BF16),
-    ((33, 130), F32),
+    ((9, 130), F32),
     ((1, 2), BF16),
-    ((2, 3, 2050), F16),
+    ((2, 3, 130), F16),
 ]
 
 
@@ -63,6 +50,19 @@ OUT_CASES = [
 def test_out_variant_writes_exactly_out(probe, guarded, check_guarded, shape, dtype):
     args, x, xbuf, obuf = guarded(201, shape, dtype)
     check_guarded(probe("out_variant", *args, hint=OUT_HINT), x, xbuf, obuf, "silu_and_mul_out", "silu_and_mul_out")
+
+
+EAGER_CASES = [((512,), F32), ((16, 64), F16), ((2, 2, 4, 64), BF16), ((2, 4, 130), F32)]
+
+
+@pytest.mark.hint(
+    "functional 算子的数值：float32 / float16 / bfloat16，一到四维",
+    "the functional operator's values: float32 / float16 / bfloat16, 1-D to 4-D",
+)
+@pytest.mark.parametrize("shape,dtype", EAGER_CASES, ids=["float32-1d", "float16-2d", "bfloat16-4d", "float32-3d"])
+def test_eager_matches_formula(probe, make_input, check_out, shape, dtype):
+    x = make_input(101, shape, dtype)
+    check_out(probe("eager", x, hint=EAGER_HINT), x, "silu_and_mul", "silu_and_mul")
 
 
 @pytest.mark.hint("meta 张量上的形状、dtype 与设备", "shape, dtype and device on meta tensors")
@@ -147,15 +147,17 @@ def _on(tier, request):
         "torch.compile of a block that allocates out and calls the out variant (bfloat16)",
     ),
 )
-def test_compile_out_variant(probe, make_input, check_out, request, tier):
+def test_compile_out_variant(probe, make_input, check_out, check_accesses, request, tier):
     _on(tier, request)
-    xs = [make_input(501 + i, shape, BF16) for i, shape in enumerate([(4, 2048), (16, 512)])]
+    shapes = [(4, 256), (16, 32)] if tier == "cpu" else [(4, 2048), (16, 512)]
+    xs = [make_input(501 + i, shape, BF16) for i, shape in enumerate(shapes)]
     obs = probe(
         "compiled",
         xs,
         True,
         hint=msg("torch.compile 下调用 silu_and_mul_out 出错", "calling silu_and_mul_out under torch.compile failed"),
     )
+    check_accesses(obs, "torch.compile 下", "under torch.compile")
     for x, out in zip(xs, obs["outs"]):
         check_out(
             {"out": out, "type": "Tensor", "x_changed": False, "shares_input_memory": False, "contiguous": True},
@@ -166,12 +168,11 @@ def test_compile_out_variant(probe, make_input, check_out, request, tier):
 
 
 @pytest.mark.parametrize("tier", tiers("两个算子的 opcheck（bfloat16）", "opcheck of both operators (bfloat16)"))
-def test_opcheck_bfloat16(probe, make_input, request, tier):
+def test_opcheck_bfloat16(probe, make_input, check_opcheck, request, tier):
     _on(tier, request)
-    x = make_input(601, (2, 4, 1024), BF16)
-    for name, args in [("silu_and_mul", (x,)), ("silu_and_mul_out", (x, torch.empty(2, 4, 512, dtype=BF16)))]:
-        result = probe("run_opcheck", name, args, hint=msg("opcheck 出错", "opcheck failed"))
-        for test, status in result.items():
-            assert status == "SUCCESS", msg(
-                f"ex107::{name} 的 opcheck {test} 失败：{status}", f"opcheck {test} of ex107::{name} failed: {status}"
-            )
+    x = make_input(601, (2, 4, 64) if tier == "cpu" else (2, 4, 1024), BF16)
+    for name, args in [
+        ("silu_and_mul", (x,)),
+        ("silu_and_mul_out", (x, torch.empty(*x.shape[:-1], x.shape[-1] // 2, dtype=BF16))),
+    ]:
+        check_opcheck(probe("run_opcheck", name, args, hint=msg("opcheck 出错", "opcheck failed")), name)
