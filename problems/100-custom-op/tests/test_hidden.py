@@ -76,6 +76,7 @@ def test_kv_write_schema_arguments_and_returns(schemas):
 
 @pytest.mark.hint("schema：mutates_args 恰好是两个缓存", "schema: mutates_args is exactly the two caches")
 @pytest.mark.parametrize("arg", KV_ARGS)
+@pytest.mark.weight(8)
 def test_kv_write_schema_declares_mutation_of(schemas, arg):
     kv_schema = _schema(schemas, "kv_write")
     info = {a["name"]: a for a in kv_schema["arguments"]}
@@ -250,6 +251,7 @@ def test_kv_write_under_fake_tensor_mode(probe, make_kv):
 
 
 @pytest.mark.hint("opcheck：kv_write", "opcheck: kv_write")
+@pytest.mark.weight(18)
 def test_kv_write_opcheck(probe, make_kv, check_opcheck):
     inputs = make_kv(106, 10, (2, 3), 4, F64)
     result = probe("kv_write_opcheck", *inputs, hint=msg("opcheck(kv_write) 出错", "opcheck(kv_write) failed"))
@@ -259,6 +261,7 @@ def test_kv_write_opcheck(probe, make_kv, check_opcheck):
 @pytest.mark.hint(
     "torch.compile：编译后 kv_write 仍写进缓存", "torch.compile: compiled kv_write still writes the caches"
 )
+@pytest.mark.weight(16)
 def test_kv_write_compiled_fullgraph_aot_eager(probe, make_kv, check_kv):
     # Same shapes as the public check (the compiled graph is reused), different values.
     inputs = make_kv(107, 8, (4,), 3, F32)
@@ -325,6 +328,7 @@ def test_rms_norm_default_eps_is_1e_6(probe, make_rms, rms_expected, check_rms_o
 
 @pytest.mark.hint("meta：rms_norm 输出的形状、dtype 与设备", "meta: shape, dtype and device of rms_norm's output")
 @pytest.mark.parametrize("shape,dtype", [((2, 7, 4096), BF16), ((11,), F32)], ids=["bfloat16-3d", "float32-1d"])
+@pytest.mark.weight(6)
 def test_rms_norm_on_meta_tensors(probe, check_rms_meta, shape, dtype):
     obs = probe(
         "rms_norm_meta",
@@ -339,6 +343,7 @@ def test_rms_norm_on_meta_tensors(probe, check_rms_meta, shape, dtype):
 
 
 @pytest.mark.hint("fake：rms_norm 在 FakeTensorMode 下", "fake: rms_norm under FakeTensorMode")
+@pytest.mark.weight(8)
 def test_rms_norm_under_fake_tensor_mode(probe, make_rms):
     x, w, _ = make_rms(207, (3, 10), F64)
     obs = probe(
@@ -363,6 +368,7 @@ def test_rms_norm_under_fake_tensor_mode(probe, make_rms):
 
 
 @pytest.mark.hint("opcheck：rms_norm", "opcheck: rms_norm")
+@pytest.mark.weight(28)
 def test_rms_norm_opcheck(probe, make_rms, check_opcheck):
     x, w, _ = make_rms(208, (3, 8), F64)
     result = probe("rms_norm_opcheck", x, w, 1e-2, hint=msg("opcheck(rms_norm) 出错", "opcheck(rms_norm) failed"))
@@ -386,6 +392,7 @@ BWD_CASES = [
     "backward: gradients against the formula (several dtypes, 1-D input included), inputs left alone",
 )
 @pytest.mark.parametrize("case", BWD_CASES, ids=["float64-3d-eps0.1", "float32-2d", "float64-1d", "bfloat16-3d"])
+@pytest.mark.weight(2)
 def test_rms_norm_backward_matches_formula(probe, make_rms, rms_expected_grads, check_grads, case):
     seed, shape, dtype, eps = case
     x, w, g = make_rms(seed, shape, dtype)
@@ -400,6 +407,7 @@ def test_rms_norm_backward_matches_formula(probe, make_rms, rms_expected_grads, 
 
 
 @pytest.mark.hint("反向：float64 的 gradcheck（非默认 eps）", "backward: gradcheck in float64 (a non-default eps)")
+@pytest.mark.weight(6)
 def test_rms_norm_gradcheck_float64(probe, make_rms):
     # A non-default eps: with the default eps PyTorch drops the argument and a backward that
     # returns too few gradients would slip through.
@@ -421,6 +429,7 @@ def test_rms_norm_gradcheck_float64(probe, make_rms):
 
 
 @pytest.mark.hint("torch.compile：rms_norm 的前向与反向", "torch.compile: forward and backward of rms_norm")
+@pytest.mark.weight(36)
 def test_rms_norm_compiled_fullgraph_aot_eager_forward_backward(
     probe, make_rms, rms_expected, rms_expected_grads, check_rms_out, check_grads
 ):

@@ -22,6 +22,7 @@ def test_op_registered_under_ex100(probe, name):
     )
 
 
+@pytest.mark.weight(12)
 def test_kv_write_schema_declares_exactly_the_two_caches(probe):
     s = probe("schema", "kv_write", hint=msg("读取 kv_write 的 schema 时出错", "reading the schema of kv_write failed"))
     assert s is not None, msg("没有找到 torch.ops.ex100.kv_write", "torch.ops.ex100.kv_write does not exist")
@@ -92,6 +93,7 @@ def test_kv_write_into_noncontiguous_halves_of_one_buffer(probe, make_kv, check_
     )
 
 
+@pytest.mark.weight(16)
 def test_kv_write_compiled_fullgraph_aot_eager(probe, make_kv, check_kv):
     inputs = make_kv(2, 8, (4,), 3, F32)
     obs = probe(
@@ -108,6 +110,7 @@ def test_kv_write_compiled_fullgraph_aot_eager(probe, make_kv, check_kv):
     check_kv(obs, inputs, COMPILED, compiled=True)
 
 
+@pytest.mark.weight(18)
 def test_kv_write_opcheck(probe, make_kv, check_opcheck):
     inputs = make_kv(6, 8, (2, 2), 3, F64)
     result = probe("kv_write_opcheck", *inputs, hint=msg("opcheck(kv_write) 出错", "opcheck(kv_write) failed"))
@@ -124,6 +127,7 @@ def test_rms_norm_eager_matches_formula(probe, make_rms, rms_expected, check_rms
     check_rms_out(obs["out"], rms_expected(x, w, eps), x, where)
 
 
+@pytest.mark.weight(6)
 def test_rms_norm_on_meta_tensors(probe, check_rms_meta):
     shape = [2, 5, 64]
     obs = probe(
@@ -138,6 +142,7 @@ def test_rms_norm_on_meta_tensors(probe, check_rms_meta):
     check_rms_meta(obs, shape, BF16)
 
 
+@pytest.mark.weight(28)
 def test_rms_norm_opcheck(probe, make_rms, check_opcheck):
     x, w, _ = make_rms(9, (2, 6), F64)
     result = probe("rms_norm_opcheck", x, w, 1e-2, hint=msg("opcheck(rms_norm) 出错", "opcheck(rms_norm) failed"))
@@ -153,6 +158,7 @@ BACKWARD_HINT = msg(
 @pytest.mark.parametrize(
     "shape,dtype", [((3, 8), F64), ((12,), F64), ((2, 3, 16), BF16)], ids=["float64-2d", "float64-1d", "bfloat16-3d"]
 )
+@pytest.mark.weight(2)
 def test_rms_norm_backward_matches_formula(probe, make_rms, rms_expected_grads, check_grads, shape, dtype):
     # A 1-D x has no leading dimensions: the gradient of weight sums over none of them.
     x, w, g = make_rms(4, shape, dtype)
@@ -169,6 +175,7 @@ def test_rms_norm_backward_matches_formula(probe, make_rms, rms_expected_grads, 
     )
 
 
+@pytest.mark.weight(6)
 def test_rms_norm_gradcheck_float64(probe, make_rms):
     x, w, _ = make_rms(5, (2, 5), F64)
     obs = probe(

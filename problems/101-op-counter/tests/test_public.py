@@ -4,6 +4,8 @@ Every expected count is computed here, at test time, by running the same code un
 checker's own TorchDispatchMode on the installed torch (see conftest.py and probes.py).
 """
 
+import pytest
+
 from judge.feedback import msg
 
 CHAPTER = ("RMSNorm + Linear + SiLU", "RMSNorm + Linear + SiLU")
@@ -127,6 +129,7 @@ def test_sdpa_forward_chapter_input_causal(probe, ex, check_sdpa):
     )
 
 
+@pytest.mark.weight(20)
 def test_sdpa_forward_and_backward(probe, ex, check_sdpa):
     q, k, v = ex.make_qkv(4, 2, 4, 16, 16, 32)
     options = {"is_causal": False, "backward": True}

@@ -128,6 +128,7 @@ def test_under_fake_tensor_mode(probe, hints, make_input, check_meta):
 
 
 @pytest.mark.hint("opcheck：三维 float64 输入", "opcheck on a 3-D float64 input")
+@pytest.mark.weight(8)
 def test_opcheck(probe, hints, make_input, check_opcheck):
     x = make_input(109, (2, 3, 12), F64)
     check_opcheck(probe("run_opcheck", x, hint=hints["opcheck"]))
@@ -155,6 +156,7 @@ def test_opcheck(probe, hints, make_input, check_opcheck):
         ),
     ],
 )
+@pytest.mark.weight(3)
 def test_backward_matches_formula(probe, hints, make_input, make_grad, out_shape, check_grad, seed, shape, dtype):
     x = make_input(seed, shape, dtype)
     g = make_grad(seed, out_shape(list(shape)), dtype)
@@ -163,6 +165,7 @@ def test_backward_matches_formula(probe, hints, make_input, make_grad, out_shape
 
 
 @pytest.mark.hint("反向：float64 的 gradcheck", "backward: gradcheck in float64")
+@pytest.mark.weight(3)
 def test_gradcheck_float64(probe, hints, make_input):
     x = make_input(203, (2, 6), F64, scale=1.0)
     obs = probe("run_gradcheck", x, hint=hints["gradcheck"])
@@ -176,6 +179,7 @@ def test_gradcheck_float64(probe, hints, make_input):
 
 
 @pytest.mark.hint("torch.compile：更多二维形状，只编译一次", "torch.compile: more 2-D shapes, compiled only once")
+@pytest.mark.weight(22)
 def test_compile_dynamic_shapes_without_recompiling(probe, hints, make_input, check_compiled):
     shapes = [(4, 16), (6, 10), (3, 4), (8, 40)]
     xs = [make_input(301 + i, shape, F32) for i, shape in enumerate(shapes)]
@@ -183,6 +187,7 @@ def test_compile_dynamic_shapes_without_recompiling(probe, hints, make_input, ch
 
 
 @pytest.mark.hint("torch.compile：三维输入的前向与反向", "torch.compile: forward and backward on 3-D inputs")
+@pytest.mark.weight(16)
 def test_compile_dynamic_forward_and_backward(probe, hints, make_input, make_grad, out_shape, check_out, check_grad):
     shapes = [(2, 3, 12), (4, 5, 8)]
     xs = [make_input(401 + i, shape, F32) for i, shape in enumerate(shapes)]

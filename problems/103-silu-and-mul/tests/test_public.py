@@ -39,6 +39,7 @@ def test_on_meta_tensors(probe, hints, check_meta):
     )
 
 
+@pytest.mark.weight(3)
 def test_backward_matches_formula(probe, hints, make_input, make_grad, check_grad):
     x = make_input(2, (4, 10), F64)
     g = make_grad(2, (4, 5), F64)
@@ -46,11 +47,13 @@ def test_backward_matches_formula(probe, hints, make_input, make_grad, check_gra
     check_grad(obs, x, g, ("eager 反向", "eager backward"))
 
 
+@pytest.mark.weight(8)
 def test_opcheck(probe, hints, make_input, check_opcheck):
     x = make_input(3, (3, 8), F64)
     check_opcheck(probe("run_opcheck", x, hint=hints["opcheck"]))
 
 
+@pytest.mark.weight(22)
 def test_compile_dynamic_shapes_without_recompiling(probe, hints, make_input, check_compiled):
     xs = [make_input(4 + i, shape, F32) for i, shape in enumerate([(3, 8), (5, 12), (2, 6)])]
     check_compiled(probe("compiled_shapes", xs, hint=hints["compiled"]), xs)

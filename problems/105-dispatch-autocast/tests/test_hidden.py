@@ -108,6 +108,7 @@ KEY_CASES = [
         for case_id, desc, where, zh, en in KEY_CASES
     ],
 )
+@pytest.mark.weight(3)
 def test_dispatch_keys(probe, ex, desc, where):
     obs = probe("dispatch_keys", desc, where, hint=ex.hints["dispatch_keys"])
     ex.check_keys(obs, desc, where, ex.tensor_label(desc, where))
@@ -127,6 +128,7 @@ def test_scaled_dot_schema(probe, ex):
 @pytest.mark.hint(
     "autocast：规则注册在 AutocastCPU 分发键上", "autocast: the rule is registered at the AutocastCPU key"
 )
+@pytest.mark.weight(5)
 def test_autocast_rule_is_registered_at_autocast_cpu(probe, ex):
     ex.check_autocast_kernel(probe("op_schema", hint=ex.hints["op_schema"]))
 
@@ -279,6 +281,7 @@ def test_scaled_dot_on_meta_tensors(probe, ex, shape, dtype):
         ),
     ],
 )
+@pytest.mark.weight(19)
 def test_scaled_dot_on_fake_tensors(probe, ex, autocast, want):
     a, b = ex.make_pair(41, (3, 5, 16))
     obs = probe("scaled_dot_fake", a, b, 1.0, autocast=autocast, hint=ex.hints["fake"])
@@ -306,6 +309,7 @@ def test_scaled_dot_opcheck(probe, ex, dtype):
     "torch.compile + autocast：输出 bfloat16，数值正确",
     "torch.compile under autocast: a bfloat16 output with the right values",
 )
+@pytest.mark.weight(19)
 def test_scaled_dot_compiled_under_autocast(probe, ex, check_values):
     a, b = ex.make_pair(61, (4, 32))
     obs = probe("scaled_dot_compiled_autocast", a, b, 0.5, hint=ex.hints["compiled"])

@@ -22,6 +22,7 @@ KEY_CASES = [
 
 
 @pytest.mark.parametrize("desc", [c[1] for c in KEY_CASES], ids=[c[0] for c in KEY_CASES])
+@pytest.mark.weight(3)
 def test_dispatch_keys(probe, ex, desc):
     obs = probe("dispatch_keys", desc, hint=ex.hints["dispatch_keys"])
     ex.check_keys(obs, desc, "plain", ex.tensor_label(desc))
@@ -49,16 +50,19 @@ def test_scaled_dot_under_autocast_computes_in_bfloat16(probe, ex, check_values)
     check_values(obs, a, b, 0.5, BF16, label)
 
 
+@pytest.mark.weight(5)
 def test_autocast_rule_is_registered_at_autocast_cpu(probe, ex):
     ex.check_autocast_kernel(probe("op_schema", hint=ex.hints["op_schema"]))
 
 
+@pytest.mark.weight(19)
 def test_fake_tensor_under_autocast_gives_bfloat16(probe, ex):
     a, b = ex.make_pair(4, (2, 6, 16))
     obs = probe("scaled_dot_fake", a, b, 1.0, autocast=True, hint=ex.hints["fake"])
     ex.check_fake(obs, [2, 6], BF16, autocast=True)
 
 
+@pytest.mark.weight(19)
 def test_scaled_dot_compiled_under_autocast(probe, ex, check_values):
     a, b = ex.make_pair(5, (3, 24))
     obs = probe("scaled_dot_compiled_autocast", a, b, 0.5, hint=ex.hints["compiled"])

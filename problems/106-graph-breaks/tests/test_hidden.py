@@ -118,6 +118,7 @@ def test_compile_fullgraph_matches_eager(probe, make_mlp, check_mlp):
     "dynamic=True：四种批大小只编译一次，数值正确（float64）",
     "dynamic=True: four batch sizes, one compilation, right values (float64)",
 )
+@pytest.mark.weight(11)
 def test_compile_dynamic_batch_sizes_one_graph(probe, make_mlp, check_dynamic):
     batches = [2, 6, 11, 4]
     _, w1, w2 = make_mlp(701, 1, 12, 20, F64)

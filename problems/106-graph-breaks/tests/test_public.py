@@ -73,6 +73,7 @@ def test_compile_fullgraph_matches_eager(probe, make_mlp, check_mlp):
     check_mlp(obs["outs"][0], x, w1, w2, "torch.compile 下", "under torch.compile")
 
 
+@pytest.mark.weight(11)
 def test_compile_dynamic_batch_sizes_one_graph(probe, make_mlp, check_dynamic):
     batches = [3, 5, 9]
     _, w1, w2 = make_mlp(6, 1, 8, 16, F32)
