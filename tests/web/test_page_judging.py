@@ -41,7 +41,8 @@ def wait_done(page) -> str:
 
 def test_a_loop_shows_the_clock_and_its_running_test_then_the_timeout_marks_it(page):
     start(page, LOOPS)
-    expect(page.locator("#running-case")).to_contain_text("test_add[small]")  # from the stream's case_started
+    # the running test's name comes from the stream's case_started event
+    expect(page.locator("#running-case")).to_contain_text("test_add[small]", timeout=TIMEOUT)
     assert page.locator("#clock").is_visible() and page.locator("#cancel").is_visible()
     first = page.inner_text("#clock")
     expect(page.locator("#clock")).not_to_have_text(first)  # it ticks
@@ -58,7 +59,7 @@ def test_a_loop_shows_the_clock_and_its_running_test_then_the_timeout_marks_it(p
 
 def test_cancel_ends_the_judgement_with_no_report(page, fixture_server):
     start(page, LOOPS)
-    expect(page.locator("#running-case")).to_contain_text("test_add[small]")
+    expect(page.locator("#running-case")).to_contain_text("test_add[small]", timeout=TIMEOUT)
     page.click("#cancel")
     expect(page.locator("#verdict")).to_have_text("已取消")
     assert page.locator("#run").is_enabled() and not page.locator("#cancel").is_visible()
@@ -104,3 +105,21 @@ def test_a_cancel_from_another_browser_or_of_an_unknown_id_is_refused(page, fixt
     with httpx.Client(base_url=fixture_server.url) as stranger:  # a second learner: no cookie yet
         assert stranger.post(f"/api/submissions/{last['id']}/cancel").status_code == 403
         assert stranger.post("/api/submissions/no-such-id/cancel").status_code == 404
+
+
+def test_printed_output_has_its_own_block_above_the_cases_when_the_import_failed(page):
+    start(page, 'print("hello from import")\nraise RuntimeError("boom")\n')
+    assert wait_done(page).startswith("导入失败")
+    top = page.locator("#output-top")
+    assert top.is_visible() and top.get_attribute("open") is not None  # open, above the case rows
+    assert not page.locator("#output-bottom").is_visible()
+    assert "hello from import" in top.locator("pre").inner_text()
+    assert "你的代码的输出" in top.locator("summary").inner_text()
+    shot_both(page, "output-import-failed")
+    start(page, 'def add(a, b):\n    print("adding", a.shape)\n    return a + b\n')
+    assert wait_done(page) == "公开测试通过：现在提交"
+    bottom = page.locator("#output-bottom")
+    assert bottom.is_visible() and bottom.get_attribute("open") is None  # collapsed, after the case rows
+    assert not page.locator("#output-top").is_visible()
+    bottom.locator("summary").click()
+    assert "adding" in bottom.locator("pre").inner_text()

@@ -226,3 +226,60 @@ def test_small_fixes_hint_icon_badge_and_highlighted_sources(page):
     assert page.locator("#public-tests span.k, #public-tests span.kn").count() > 0  # Pygments classes
     shot(page, "public-tests-highlighted")
     page.click(".tab[data-tab=statement]")
+
+
+def test_an_accept_whose_gpu_tier_did_not_run_is_a_cpu_pass_and_not_solved(page, server):
+    """The report's tiers say the GPU tier was skipped (no GPU runner here): a distinct state, never "solved"."""
+    entry = {
+        "id": "cpu-only-accept",
+        "problem_id": "100",
+        "mode": "submit",
+        "status": "done",
+        "created_at": "2026-12-01T12:00:00Z",
+        "finished_at": "2026-12-01T12:00:05Z",
+        "verdict": "accepted",
+        "passed": 1,
+        "total": 1,
+        "tiers": {"cpu": "ran", "gpu": "skipped"},
+    }
+    report = {
+        "problem": "100",
+        "verdict": "accepted",
+        "score": 1,
+        "passed": 1,
+        "total": 1,
+        "mode": "submit",
+        "lang": "zh",
+        "message": "",
+        "output": "",
+        "duration_s": 1.0,
+        "versions": {},
+        "judged_at": "2026-12-01T12:00:05Z",
+        "tiers": {"cpu": "ran", "gpu": "skipped"},
+        "cases": [
+            {"name": "test_cpu", "outcome": "passed", "hidden": False, "message": "", "hint": "", "duration_s": 0}
+        ],
+    }
+    submission = {**entry, "report": report, "code": "x = 1\n", "error_line": None}
+
+    def fulfil(body):
+        return lambda route: route.fulfill(json=body)
+
+    page.route("**/api/submissions?problem_id=100*", fulfil([entry]))
+    page.route("**/api/submissions?limit=200*", fulfil([entry]))
+    page.route("**/api/submissions/cpu-only-accept?*", fulfil(submission))
+    try:
+        page.reload()
+        page.wait_for_selector(".cm-content")
+        expect(page.locator("#verdict")).to_have_text("CPU 部分通过")
+        assert "cpu-pass" in page.get_attribute("#verdict", "class")
+        assert "GPU" in page.inner_text("#verdict-lead") and not page.locator("#next").is_visible()
+        shot_both(page, "cpu-tier-passed")
+        page.goto(server.url + "/")
+        row = page.locator("#problem-rows tr", has_text="100").first
+        expect(row.locator(".state")).to_have_text("CPU 部分已通过")
+        assert page.inner_text("#progress-text").startswith("已通过 0/")
+    finally:
+        page.unroute_all()
+    page.goto(server.url + "/problems/100")
+    page.wait_for_selector(".cm-content")
