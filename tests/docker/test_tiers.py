@@ -53,7 +53,9 @@ def test_plan_names_runners_and_reasons():
 def test_gpu_runner_judges_the_gpu_tier_in_a_second_pass(monkeypatch):
     """gpu_runner="local" here stands for a GPU host: the fixture's GPU cases need no CUDA, and its canary
     (which would fail here: no CUDA device) is replaced by a passing one (tests/judge/test_gpu_faults.py)."""
-    monkeypatch.setattr(canary, "status", lambda runner: canary.CanaryResult(True, "ready (stand-in)"))
+    ready = canary.CanaryResult(True, "ready (stand-in)")
+    monkeypatch.setattr(canary, "status", lambda runner: ready)
+    monkeypatch.setattr(canary, "check", lambda runner: ready)  # after the wrong answer's failing GPU pass
     events = []
     with Judge(Settings(problems_dir=PROBLEMS, gpu_runner="local")) as judge:
         report = judge.grade("950", GOOD, on_event=events.append)
