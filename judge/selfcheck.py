@@ -11,6 +11,7 @@ from pathlib import Path
 from judge.i18n import LANGS, Text
 from judge.models import Outcome, Report, Verdict
 from judge.problems import Problem
+from judge.prompt_markdown import unrendered
 
 REQUIRED_FILES = (
     "prompt.zh.md",
@@ -42,7 +43,7 @@ class SolutionCase:
     path: Path
     expect: Verdict | None  # None: the starter, which must import and must not be accepted
 
-    def judge(self, grade: Callable[[str, str], object], problem: Problem) -> Check:
+    def judge(self, grade: Callable[[str, str], Report], problem: Problem) -> Check:
         started = time.monotonic()
         report = grade(problem.id, self.path.read_text(encoding="utf-8"))
         seconds = time.monotonic() - started
@@ -56,7 +57,7 @@ class SolutionCase:
         return Check(self.label, ok, seconds, detail, report)
 
 
-def _failures(report) -> str:
+def _failures(report: Report) -> str:
     bad = [f"{c.name}: {c.message.en}" for c in report.cases if c.outcome.value != "passed"][:3]
     return "; ".join(bad) or report.message.en or report.detail[:300]
 
@@ -119,6 +120,11 @@ def static_checks(problem: Problem) -> Iterator[Check]:
         yield Check(f"{rel} present", ok, 0.0, "" if ok else "missing or empty")
     title = missing_language(Text(zh=problem.meta.title.zh, en=problem.meta.title.en))
     yield Check("title in zh and en", not title, 0.0, title)
+    for lang in LANGS:
+        path = problem.root / f"prompt.{lang}.md"
+        if path.is_file():
+            broken = unrendered(path.read_text(encoding="utf-8"))
+            yield Check(f"prompt.{lang}.md renders whole (as the page renders it)", not broken, 0.0, _listed(broken))
     started = time.monotonic()
     try:
         wrong = problem.wrong_solutions()
@@ -161,7 +167,7 @@ def _listed(gaps: list[str], shown: int = 3) -> str:
     return "; ".join(gaps[:shown]) + more
 
 
-def check_problem(problem: Problem, grade: Callable[[str, str], object]) -> Iterator[Check]:
+def check_problem(problem: Problem, grade: Callable[[str, str], Report]) -> Iterator[Check]:
     """Every check of one problem, yielded as it finishes."""
     yield from static_checks(problem)
     for case in solution_cases(problem):

@@ -38,6 +38,7 @@ def test_triton_is_installed(probe):
 
 
 @pytest.mark.parametrize("name", list(SCHEMAS), ids=list(SCHEMAS))
+@pytest.mark.weight(4)
 def test_schema(probe, check_schema, name):
     text, args, returns = SCHEMAS[name]
     check_schema(
@@ -78,6 +79,7 @@ def test_eager_matches_formula(probe, make_input, check_out, record_property, sh
         )
 
 
+@pytest.mark.weight(2)
 def test_on_meta_tensors(probe, check_meta, op_hint):
     shape = [2, 5, 64]
     check_meta(
@@ -100,6 +102,7 @@ def _on(tier, request):
 
 
 @pytest.mark.parametrize("tier", TIERS)
+@pytest.mark.weight(8)
 def test_compile_fullgraph_dynamic_shapes(probe, make_input, check_out, check_accesses, op_hint, request, tier):
     _on(tier, request)
     xs = [make_input(13 + i, shape, F32) for i, shape in enumerate(COMPILE_SHAPES[tier])]
@@ -130,6 +133,7 @@ def test_compile_fullgraph_dynamic_shapes(probe, make_input, check_out, check_ac
 
 @pytest.mark.parametrize("tier", TIERS)
 @pytest.mark.parametrize("name", ["silu_and_mul", "silu_and_mul_out"])
+@pytest.mark.weight(6)
 def test_opcheck(probe, make_input, check_opcheck, op_hint, request, tier, name):
     _on(tier, request)
     x = make_input(14, OPCHECK_SHAPE[tier], F32)
@@ -142,7 +146,7 @@ def test_opcheck(probe, make_input, check_opcheck, op_hint, request, tier, name)
 
 
 @pytest.mark.gpu
-@pytest.mark.parametrize("dtype", [F32, BF16], ids=["float32", "bfloat16"])
+@pytest.mark.parametrize("dtype", [F16, BF16], ids=["float16", "bfloat16"])
 def test_cuda_values_and_out_variant(probe, on_cuda, make_input, check_out, guarded, check_guarded, dtype):
     x = make_input(11, (4, 2048), dtype)
     check_out(probe("eager", x, hint=EAGER_HINT), x, "CUDA 上", "on CUDA")
