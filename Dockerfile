@@ -51,12 +51,25 @@ EXPOSE 8000
 CMD ["judge", "serve", "--host", "0.0.0.0", "--port", "8000"]
 
 FROM python-app AS gpu-runner
-# Triton compiles its launcher with a C compiler when a kernel first runs on the GPU.
-RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev && rm -rf /var/lib/apt/lists/*
+# What the pinned Triton needs at run time (3.9.0, the one torch==2.13.0's CUDA wheel requires; checked in
+# triton/backends/nvidia/driver.py and runtime/build.py): on its first use of the GPU it builds ONE C module,
+# cuda_utils (driver.c, which holds the generic launcher every kernel goes through), with the C compiler
+# ($CC, else gcc), Python.h of this interpreter and -l:libcuda.so.1 (found through /sbin/ldconfig -p: the
+# NVIDIA container toolkit mounts the driver's library and refreshes the cache when the container starts).
+# It caches the .so in TRITON_CACHE_DIR, the job's scratch, and loads it from there: so GPU jobs get an exec
+# scratch and this image keeps gcc, libc6-dev and python3-dev. Kernels themselves need no compiler: ptxas
+# ships in the wheel and the driver loads each cubin from memory. bench/gpu_check.sh reports which launcher
+# the installed Triton has ("launcher built at run time"), and the canary (judge/runners/canary.py) builds it.
+# The learner's code may not use the compiler: the worker's guard refuses subprocess, ctypes and dlopen
+# (docs/threat-model.md, "The GPU tier"). util-linux's ipcrm and coreutils' timeout serve the runner itself.
+RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev python3-dev util-linux \
+    && rm -rf /var/lib/apt/lists/*
 COPY --from=deps-gpu /opt/venv /opt/venv
 # The worker needs judge/ and sandbox/ only: never the problems (hidden tests stay with the checker on the host).
 ENV PYTHONPATH=/app
 LABEL practice-judge.role=gpu-runner
+# The runner starts it as root with a few capabilities (sandbox/docker.py WALLS_CAPS) so that each job gets
+# a uid of its own (65534) and pid, ipc, uts and network namespaces; USER is the fallback for a plain run.
 USER 10001:10001
 ENTRYPOINT ["python", "-m", "sandbox.listen"]
 CMD ["--socket", "/pj/run/zygote.sock"]

@@ -73,7 +73,12 @@ class DockerRunner:
             self._free.put(slot)
 
     def _new_zygote(self, spec: ContainerSpec) -> ContainerZygote:
-        return ContainerZygote(spec, self.docker).start()
+        zygote = ContainerZygote(spec, self.docker)
+        try:
+            return zygote.start()
+        except BaseException:
+            zygote.close()  # its container and its folders on this host
+            raise
 
     def _ready(self, slot: Slot) -> ContainerZygote:
         """The slot's container, healthy: checked between jobs, replaced (with backoff) when it is not."""
@@ -84,15 +89,11 @@ class DockerRunner:
             slot.zygote.close()
             slot.zygote = None
         for attempt, pause in enumerate(START_BACKOFF_S):
-            zygote = None
             try:
-                zygote = self._new_zygote(slot.spec)
-                slot.zygote = zygote
-                return zygote
+                slot.zygote = self._new_zygote(slot.spec)
+                return slot.zygote
             except Exception as exc:  # noqa: BLE001 - the engine, the image or the toolkit: retried, then reported
                 problem = f"{type(exc).__name__}: {exc}"
-                if zygote is not None:
-                    zygote.close()
                 if attempt + 1 < len(START_BACKOFF_S):
                     time.sleep(pause)
         raise ZygoteDied(f"container {slot.spec.name} did not start after {len(START_BACKOFF_S)} tries: {problem}")

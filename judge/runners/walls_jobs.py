@@ -32,6 +32,7 @@ def look(fds: list[int], payload: dict[str, str]) -> None:
             seen[f"signal_{target}"] = "allowed"
         except OSError as exc:
             seen[f"signal_{target}"] = type(exc).__name__
+    seen["sleepers"] = _count("sleep\x00600")  # an escaped child of an earlier job, still alive?
     seen["tmp"] = sorted(os.listdir("/tmp"))[:20]
     seen["shm"] = sorted(os.listdir("/dev/shm"))[:20] if os.path.isdir("/dev/shm") else []
     try:
@@ -51,6 +52,17 @@ def look(fds: list[int], payload: dict[str, str]) -> None:
             signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])
             os.execvp("sleep", ["sleep", "600"])
     _say(seen)
+
+
+def _count(cmdline: str) -> int:
+    found = 0
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/cmdline") as fh:
+                found += fh.read().startswith(cmdline)
+        except OSError:
+            continue
+    return found
 
 
 def leave_pattern(fds: list[int], payload: dict[str, str]) -> None:

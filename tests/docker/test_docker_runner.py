@@ -72,8 +72,3 @@ def test_containment_through_the_docker_runner(docker_judge, name):
 def test_judge_keeps_working_after_the_attacks(docker_judge):
     report = docker_judge.grade("100", (PROBLEM / "solutions" / "reference.py").read_text(encoding="utf-8"))
     assert report.verdict == Verdict.accepted, report.detail[-800:]
-
-
-@pytest.mark.gpu
-def test_gpu_runner_judges_the_gpu_tier():
-    pytest.skip("needs a CUDA GPU and the gpu-runner image: run bench/gpu_check.sh on a GPU host")
