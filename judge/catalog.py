@@ -180,6 +180,25 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     # -- integrity --
     # -- learner loop: CLI, daemon, source --
+    "usage.unreadable": ("无法读取文件 {path}：{why}", "cannot read {path}: {why}"),
+    "usage.os_error": ("无法访问 {path}：{why}", "cannot access {path}: {why}"),
+    "daemon.lost": (
+        "常驻判题进程在这次判题中途结束了；改在本进程里判题（慢一些）",
+        "the warm local judge ended during this run; judging in this process instead (slower)",
+    ),
+    "daemon.no_start": (
+        "常驻判题进程没能启动；改在本进程里判题（用 --no-daemon 或 PRACTICE_DAEMON=0 可以不再尝试）",
+        "the warm local judge could not start; judging in this process instead (--no-daemon or "
+        "PRACTICE_DAEMON=0 stops trying)",
+    ),
+    "daemon.status": (
+        "常驻判题进程 {pid}：题目 {problems}，judge {judge}，torch {torch}；{busy} 个判题进行中，"
+        "已空闲 {idle:g} 秒（空闲 {limit:g} 秒后结束）；套接字 {socket}",
+        "warm local judge {pid}: problems {problems}, judge {judge}, torch {torch}; {busy} judging, idle for "
+        "{idle:g} s (ends after {limit:g} s idle); socket {socket}",
+    ),
+    "daemon.none": ("没有正在运行的常驻判题进程", "no warm local judge is running"),
+    "daemon.stopped": ("已结束 {n} 个常驻判题进程", "stopped {n} warm local judge(s)"),
     "case.time_limit": (
         "时间到：本题整次判题限时 {wall:g} 秒，时间用完时正在运行这个测试（死循环，或计算太慢？）",
         "time limit reached: this exercise allows {wall:g} s for the whole judgement, and this test was running "
@@ -342,6 +361,29 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "page.outcome.skipped": ("跳过", "skipped"),
     "page.hint": ("提示", "Hint"),
     # -- exercises and tiers --
+    "summary.accepted_cpu_tier": (
+        "CPU 部分通过；GPU 部分尚待评判",
+        "accepted on the CPU tier; the GPU tier is still to be judged",
+    ),
+    "tiers.needs_gpu_runner": (
+        "练习 {id} 需要 GPU 判题机：它的每个测试都属于 GPU 部分，而这里没有配置 GPU 判题机"
+        "（PRACTICE_GPU_RUNNER），什么也没有评判。请在有 GPU 的机器上运行，或提交到有 GPU 的判题服务器",
+        "exercise {id} needs a GPU runner: every one of its tests is in the GPU tier, and this judge has no GPU "
+        "runner configured (PRACTICE_GPU_RUNNER), so nothing was judged. Run it on a GPU host, or submit it to a "
+        "judge server that has one",
+    ),
+    "needs.missing": (
+        "练习 {id} 需要 {names}，而这个判题环境没有安装：{install}",
+        "exercise {id} needs {names}, which this judge does not have installed: {install}",
+    ),
+    "needs.install": ("pip install -e '.[{extras}]'", "pip install -e '.[{extras}]'"),
+    "needs.server": (
+        "这个判题服务器没有安装 {names}，不能评判练习 {id}；请在本机安装后用 python practice/judge.py {id} 判题，"
+        "或换一个装有它的服务器",
+        "this judge server does not have {names} installed, so it cannot judge exercise {id}; install it on your "
+        "machine and judge with python practice/judge.py {id}, or use a server that has it",
+    ),
+    "list.needs": ("需要 {names}（未安装）", "needs {names} (not installed)"),
     # -- instructor: batch --
     # -- queue and operations --
     # -- GPU tier --
@@ -353,7 +395,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
 }
 
 
-def say(msg_id: str, **fields) -> Text:
+def say(msg_id: str, **fields: object) -> Text:
     """The catalogue's message msg_id in both languages, with fields filled in.
 
     A field given as a Text fills each language with its own side (a hint inside a sentence)."""
@@ -361,5 +403,5 @@ def say(msg_id: str, **fields) -> Text:
     return Text(zh=zh.format(**_side(fields, "zh")), en=en.format(**_side(fields, "en")))
 
 
-def _side(fields: dict, lang: str) -> dict:
+def _side(fields: dict[str, object], lang: str) -> dict[str, object]:
     return {key: value.get(lang) if isinstance(value, Text) else value for key, value in fields.items()}

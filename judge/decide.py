@@ -9,6 +9,7 @@ from judge.checker.events import CollectedCase, ImportProblem
 from judge.i18n import Text
 from judge.models import CaseResult, Mode, Outcome, Report, RunInfo, Verdict
 from judge.precheck import import_block
+from judge.tiers import SKIPPED
 from sandbox.base import EXIT_LAYER, JobFacts
 
 
@@ -100,7 +101,7 @@ def _internal_fault(log: CheckerLog, worker: JobFacts | None) -> str:
 
 
 def decide(
-    problem_id: str, mode: Mode, log: CheckerLog, worker: JobFacts | None, limits: dict, source: str = ""
+    problem_id: str, mode: Mode, log: CheckerLog, worker: JobFacts | None, limits: dict[str, float], source: str = ""
 ) -> Report:
     """source: the learner's file, to show the line an import failure points at."""
     cases = [
@@ -144,7 +145,7 @@ def decide(
     )
 
 
-def _mark_time_limit(cases: list[CaseResult], log: CheckerLog, limits: dict) -> None:
+def _mark_time_limit(cases: list[CaseResult], log: CheckerLog, limits: dict[str, float]) -> None:
     """The case that was running when the time ran out gets the limit's message; those after it were never run.
 
     The running case is the first, in the order the checker started them, that never ended or ended in error
@@ -166,7 +167,9 @@ def _import_lost(log: CheckerLog) -> bool:
     return log.import_error is not None and log.import_error.lost
 
 
-def _summary(verdict: Verdict, mode: Mode, log: CheckerLog, worker: JobFacts | None, limits: dict, source: str) -> Text:
+def _summary(
+    verdict: Verdict, mode: Mode, log: CheckerLog, worker: JobFacts | None, limits: dict[str, float], source: str
+) -> Text:
     if verdict == Verdict.internal_error:
         return say("internal_error")
     if verdict == Verdict.compile_error:
@@ -180,4 +183,16 @@ def _summary(verdict: Verdict, mode: Mode, log: CheckerLog, worker: JobFacts | N
         return say(ids[_import_lost(log)], how=how, **limits)
     if verdict == Verdict.wrong_answer:
         return say("summary.wrong_answer")
+    if SKIPPED in tiers_of(log).values():  # the verdict covers the tiers that ran: say the rest is still to do
+        return say("summary.accepted_cpu_tier")
     return say("summary.accepted")
+
+
+def only_skipped_tiers(log: CheckerLog) -> tuple[str, ...]:
+    """The skipped tiers, when every collected case belongs to one of them (nothing here could judge the file):
+    the judge refuses to answer rather than accept without evidence or call it its own fault."""
+    if not log.collected or not log.skipped_tiers or log.fault or log.collect_errors or log.import_error:
+        return ()
+    if all(meta.tier in log.skipped_tiers for meta in log.collected):
+        return tuple(dict.fromkeys(meta.tier for meta in log.collected))
+    return ()

@@ -30,3 +30,9 @@ class ProblemInvalid(JudgeError):
     """A problem folder is malformed: the author's fault, not the learner's."""
 
     http_status = 500
+
+
+class CannotJudgeHere(JudgeError):
+    """This judge lacks what the exercise needs (a GPU runner, a package such as Triton): nothing was judged."""
+
+    http_status = 409

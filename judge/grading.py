@@ -7,19 +7,24 @@ case logs and worker facts are merged before the one decision.
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from collections.abc import Callable
 
+from judge.catalog import say
 from judge.checker import events as checker_events
-from judge.decide import CheckerLog, decide
+from judge.decide import CheckerLog, decide, only_skipped_tiers
+from judge.errors import CannotJudgeHere
 from judge.events import CaseFinished, CaseStarted, Collected, Done, EventSink
 from judge.jobs import CheckerPayload
 from judge.models import CaseResult, Mode, Report
 from judge.problems import Problem
 from judge.runners import Runner, WorkerLaunch, hostfault
 from judge.runners import plan as tier_plans
+from judge.runners.base import WorkerRun
 from judge.settings import Settings
 from sandbox import JobFacts, JobSpec, ZygoteClient
+from sandbox.client import Job, ZygoteDied
 from sandbox.host import LAYERS
 
 CHECKER_GRACE_S = 30  # the checker outlives the worker's limit by this much to report every case
@@ -34,36 +39,40 @@ def grade_once(
     display_name: str,
     settings: Settings,
     on_event: EventSink | None,
+    cancel: threading.Event | None = None,
     on_runner_fault: Callable[[str], None] | None = None,
 ) -> Report:
     """runners(key) gives the warm runner named by the problem's tier plan (judge.runners.plan).
 
+    cancel: set by a front end (the page's Cancel) to kill the pass's worker and checker at once.
     on_runner_fault(key): a GPU runner failed for a reason of the host; discard that runner only."""
     emit = on_event or (lambda event: None)
     # A GPU runner that fails its canary is unavailable: its tier is still to be judged (judge.runners.hostfault).
     plan, _unavailable = hostfault.gate(tier_plans.plan(problem.meta, settings), runners)
     gpu = hostfault.GpuPasses(runners, on_runner_fault or (lambda key: None))
     relay = Relay(emit)
-    results = [
-        gpu.run(
+
+    def one_pass(step: tier_plans.Pass) -> Callable[[], tuple[CheckerLog, JobFacts]]:
+        """The pass, started when called: its runner is taken inside the GPU passes' fault handling."""
+        return lambda: _one_pass(
+            problem,
+            source,
+            mode,
+            runners(step.runner),
+            checker_zygote,
+            display_name,
+            settings,
             step,
-            lambda step=step: _one_pass(
-                problem,
-                source,
-                mode,
-                runners(step.runner),
-                checker_zygote,
-                display_name,
-                settings,
-                step,
-                plan.skipped,
-                relay,
-            ),
+            plan.skipped,
+            relay,
+            cancel,
         )
-        for step in plan.passes
-    ]
+
+    results = [gpu.run(step, one_pass(step)) for step in plan.passes if cancel is None or not cancel.is_set()]
     log, worker_facts = merge(results)
     log.skipped_tiers = plan.skipped
+    if only_skipped_tiers(log):  # every case needs a runner this judge lacks: refuse, as for a missing package
+        raise CannotJudgeHere(say("tiers.needs_gpu_runner", id=problem.id))
     limits = problem.meta.limits
     report = decide(
         problem.id,
@@ -89,6 +98,7 @@ def _one_pass(
     step: tier_plans.Pass,
     skipped: tuple[str, ...],
     relay: Relay,
+    cancel: threading.Event | None = None,
 ) -> tuple[CheckerLog, JobFacts]:
     limits = problem.meta.limits
     deadline = time.time() + limits.wall_s
@@ -132,15 +142,19 @@ def _one_pass(
         )
         checker_end.close()
         events_out.close()
-        log = relay.read(events_in)
-        events_in.close()
-        checker_facts = checker.wait()
-        worker_facts = worker.wait(timeout=10) or _kill_and_wait(worker)
+        stop = _kill_on(cancel, worker, checker)
+        try:
+            log = relay.read(events_in)
+            events_in.close()
+            checker_facts = checker.wait()
+            worker_facts = worker.wait(timeout=10) or _kill_and_wait(worker)
+        finally:
+            stop.set()
     finally:
         worker.close()
     if log.exit_code is None:
         log.fault = "checker ended without finishing"
-    log.checker_output = checker_facts.output_tail
+    log.checker_output = checker_facts.output_tail if checker_facts is not None else ""
     return log, worker_facts
 
 
@@ -151,9 +165,28 @@ def skipped_layers(settings: Settings) -> list[str]:
     return []
 
 
-def _kill_and_wait(job):
+def _kill_on(cancel: threading.Event | None, *jobs: Job | WorkerRun) -> threading.Event:
+    """Kill the jobs as soon as `cancel` is set, until the returned event ends the watch (the pass is over)."""
+    ended = threading.Event()
+    if cancel is not None:
+
+        def watch() -> None:
+            while not ended.is_set():
+                if cancel.wait(0.2):
+                    for job in jobs:
+                        job.kill()
+                    return
+
+        threading.Thread(target=watch, name="judge-cancel", daemon=True).start()
+    return ended
+
+
+def _kill_and_wait(job: WorkerRun) -> JobFacts:
     job.kill()
-    return job.wait()
+    facts = job.wait()
+    if facts is None:  # not without a timeout: WorkerRun.wait raises past its bound instead
+        raise ZygoteDied("the worker was killed and its end never reported")
+    return facts
 
 
 def merge(results: list[tuple[CheckerLog, JobFacts]]) -> tuple[CheckerLog, JobFacts]:
@@ -209,9 +242,24 @@ class Relay:
     def __init__(self, emit: EventSink):
         self.emit, self.total, self.done, self.hidden_no = emit, 0, 0, 0
         self.told_hidden = False  # hidden cases are announced once, as a phase: no per-case timing leaves
+        # Every event about a hidden case is held until the hidden pass ends, then released together: when
+        # each one finished would tell a client how long the submission took on that hidden input.
+        self.held: list[CaseFinished] = []
 
     def read(self, sock: socket.socket) -> CheckerLog:
         log = CheckerLog()
+        try:
+            self._read(sock, log)
+        finally:
+            self._release()  # the pass is over (or its checker is gone): the hidden cases' events go out now
+        return log
+
+    def _release(self) -> None:
+        held, self.held = self.held, []
+        for event in held:
+            self.emit(event)
+
+    def _read(self, sock: socket.socket, log: CheckerLog) -> None:
         for event in checker_events.read_events(sock):
             match event:
                 case checker_events.Collected():
@@ -229,10 +277,10 @@ class Relay:
                     self._finished(log, event)
                 case checker_events.Finished():
                     log.exit_code = event.exit_code
-        return log
 
     def _started(self, event: checker_events.CaseStarted) -> None:
         if not event.hidden:
+            self._release()  # a public case after hidden ones: the hidden pass before it has ended
             self.emit(CaseStarted(name=event.name))
         elif not self.told_hidden:
             self.told_hidden = True
@@ -253,4 +301,9 @@ class Relay:
         log.finished[event.id] = case
         self.done += 1
         self.hidden_no += case.hidden
-        self.emit(CaseFinished.of(case, self.done, self.total, self.hidden_no))
+        finished = CaseFinished.of(case, self.done, self.total, self.hidden_no)
+        if case.hidden:
+            self.held.append(finished)
+        else:
+            self._release()
+            self.emit(finished)

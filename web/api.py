@@ -78,7 +78,12 @@ def get_problem(problem_id: str, request: Request):
 @router.post("/submissions", status_code=202, response_model=Accepted, responses=ERRORS)
 def create_submission(body: SubmissionIn, request: Request):
     sub = service(request).submit(
-        request.scope["state"]["learner"], body.problem_id, body.code, body.mode, body.file_name
+        request.scope["state"]["learner"],
+        body.problem_id,
+        body.code,
+        body.mode,
+        body.file_name,
+        address=request.scope["state"].get("address"),
     )
     return JSONResponse(
         Accepted(id=sub.id, status=sub.status).model_dump(),

@@ -4,17 +4,25 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from judge.errors import JudgeError
-from web import api, pages, stream
+from judge.textsafe import valid
+from web import api, ops, pages, stream
+from web.broadcast import Broadcast
 from web.config import WebSettings
+from web.dispatch import Dispatcher
+from web.judgelike import JudgeLike
 from web.middleware import WebMiddleware
 from web.service import WebService
+from web.store import SqlStore, Store
 
 log = logging.getLogger("web")
 RETRY_AFTER_S = 5
@@ -34,26 +42,74 @@ async def judge_error(request: Request, exc: JudgeError) -> JSONResponse:
     return JSONResponse({"detail": error_text(exc, lang)}, status_code=status, headers=headers)
 
 
-def _warm_quietly(core) -> None:
+def _safe(value: object) -> str | int:
+    """A location part or message as text that encodes: an int as is, anything else valid Unicode, capped."""
+    return value if type(value) is int else valid(str(value))[:200]
+
+
+async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
+    """422 with where and why, never the input itself: it may hold what JSON cannot carry (a lone surrogate,
+    NaN) or be large, and the client sent it anyway."""
+    errors = [
+        {
+            "loc": [_safe(part) for part in error.get("loc", ())],
+            "msg": _safe(error.get("msg", "")),
+            "type": _safe(error.get("type", "")),
+        }
+        for error in exc.errors()[:20]
+    ]
+    return JSONResponse({"detail": errors}, status_code=422)
+
+
+def _service(
+    settings: WebSettings, core: JudgeLike, store: Store | None, dispatcher: Dispatcher | None
+) -> tuple[WebService, list[Any]]:
+    """The service over the given or configured store and dispatcher; extras: threads to stop at shutdown."""
+    if not settings.queue_url or dispatcher is not None:
+        return WebService(settings, core, store, dispatcher), []
+    import redis  # noqa: PLC0415 - only with a queue
+
+    from web.queue.dispatcher import CeleryDispatcher  # noqa: PLC0415
+    from web.queue.relay import event_listener  # noqa: PLC0415
+    from web.queue.tally import RedisTally  # noqa: PLC0415
+
+    store = store or SqlStore(settings.database())
+    queue = CeleryDispatcher(settings, store, core)
+    broadcast = Broadcast()
+    client = redis.Redis.from_url(settings.queue_url, socket_timeout=10)
+    relay = event_listener(redis.Redis.from_url(settings.queue_url), broadcast.publish).start()
+    service = WebService(settings, core, store, queue, tally=RedisTally(client), broadcast=broadcast)
+    return service, [relay]
+
+
+def _warm_quietly(core: JudgeLike) -> None:
     try:
         core.warm()
     except Exception:
         log.exception("warming the judge failed")
 
 
-def create_app(settings: WebSettings | None = None, judge=None) -> FastAPI:
-    """judge: any object with grade/problem/problems/settings (tests pass a fake); default a warm Judge."""
+def create_app(
+    settings: WebSettings | None = None,
+    judge: JudgeLike | None = None,
+    store: Store | None = None,
+    dispatcher: Dispatcher | None = None,
+) -> FastAPI:
+    """judge: a JudgeLike (tests pass a fake); default a warm Judge.
+
+    store, dispatcher: handed in (tests, embedding) or built from the settings: SQLite and the in-process pool
+    by default; PRACTICE_DATABASE_URL and PRACTICE_QUEUE_URL choose PostgreSQL and Celery workers."""
     settings = settings or WebSettings()
 
     @asynccontextmanager
-    async def lifespan(app: FastAPI):
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         from judge import Judge  # noqa: PLC0415
 
         own = judge is None
         core = judge or Judge()
-        service = WebService(settings, core)
+        service, extras = _service(settings, core, store, dispatcher)
         app.state.service = service
-        if own:  # start the warm parents in the background: the first learner should not wait for them
+        if own and service.local:  # warm parents in the background: the first learner should not wait for them
             threading.Thread(target=_warm_quietly, args=(core,), name="judge-warm", daemon=True).start()
         resumed = service.resume()
         if resumed:
@@ -61,17 +117,26 @@ def create_app(settings: WebSettings | None = None, judge=None) -> FastAPI:
         try:
             yield
         finally:
+            for extra in extras:
+                extra.stop()
             service.close()
             if own:
                 core.close()
 
     app = FastAPI(
-        title="practice-judge", description="Judge handbook exercises in the browser.", version="1", lifespan=lifespan
+        title="practice-judge",
+        description="Judge handbook exercises in the browser.",
+        version="1",
+        lifespan=lifespan,
+        docs_url=None,  # web/pages.py serves /docs from our own copy of Swagger UI (offline)
+        redoc_url=None,
     )
     app.add_exception_handler(JudgeError, judge_error)
+    app.add_exception_handler(RequestValidationError, invalid_request)
     app.include_router(api.router)
     app.include_router(stream.router)
     app.include_router(pages.router)
+    app.include_router(ops.router)
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     app.add_middleware(WebMiddleware, max_body=settings.max_body_bytes)
     return app

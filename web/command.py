@@ -2,18 +2,37 @@
 
 from __future__ import annotations
 
+import argparse
+from typing import TYPE_CHECKING
 
-def _serve(args, settings) -> int:
+if TYPE_CHECKING:
+    from judge.settings import Settings
+
+
+def _serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn  # noqa: PLC0415 - heavy: only when serving
 
     from web.app import create_app  # noqa: PLC0415
+    from web.config import WebSettings  # noqa: PLC0415
+    from web.store import Unmigrated, make_engine, require_migrated  # noqa: PLC0415
+
+    url = WebSettings().database()
+    if not url.startswith("sqlite"):  # only the SQLite default migrates itself: refuse before listening
+        engine = make_engine(url)
+        try:
+            require_migrated(engine)
+        except Unmigrated as exc:
+            print(f"judge serve: {exc.message}", flush=True)
+            return 2
+        finally:
+            engine.dispose()
 
     print(f"practice-judge: open http://{args.host}:{args.port}/ in your browser (Ctrl-C stops)", flush=True)
     uvicorn.run(create_app(), host=args.host, port=args.port, log_level=args.log_level)
     return 0
 
 
-def register(sub) -> None:
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     serve = sub.add_parser("serve", help="serve the browser practice page and the judging API")
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")

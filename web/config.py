@@ -25,7 +25,29 @@ class WebSettings(BaseSettings):
     )
     queue_limit: int = Field(64, ge=1, description="Submissions waiting (not yet running); more get 503.")
     learner_queue_limit: int = Field(4, ge=1, description="Unfinished submissions per learner; more get 429.")
+    address_queue_limit: int = Field(
+        4,
+        ge=1,
+        description="Unfinished submissions per client address from requests without a valid learner cookie; "
+        "more get 429. The address is the peer's, or the forwarded one from proxies uvicorn trusts.",
+    )
+    queue_url: str | None = Field(
+        None, description="A Celery broker (redis://host:6379/0): judge on queue workers instead of in-process."
+    )
+    queue_visibility_timeout: float | None = Field(
+        None,
+        gt=0,
+        description="Seconds before Redis gives a dead worker's task to another; default twice the largest hard "
+        "limit of any problem.",
+    )
+    queue_hard_margin_s: float = Field(
+        60, gt=0, description="A task's hard time limit is its problem's wall_s plus this (zygotes, collection)."
+    )
     max_body_bytes: int = Field(2 << 20, ge=1024, description="Largest request body accepted (bytes); more get 413.")
+
+    def hard_limit_s(self, wall_s: float) -> float:
+        """How long one judgement may hold a queue worker before it is given up on (above the problem's own limit)."""
+        return wall_s + self.queue_hard_margin_s
 
     def database(self) -> str:
         if self.database_url:

@@ -46,6 +46,11 @@ class WebMiddleware:
         if fresh:
             learner = secrets.token_urlsafe(24)
         scope.setdefault("state", {})["learner"] = learner
+        # Without a valid cookie, every request is a new learner: its submissions count per client address
+        # instead. scope["client"] is the peer, or the forwarded address from a proxy uvicorn trusts
+        # (--forwarded-allow-ips); a unix-socket peer has none, hence no address limit.
+        client = scope.get("client")
+        scope["state"]["address"] = str(client[0])[:64] if fresh and client and client[0] else None
         scope["state"]["lang_cookie"] = jar.get(LANG_COOKIE)
         if self._too_large(scope):
             return await self._reject(send, 413, f"the request body is over {self.max_body} bytes")

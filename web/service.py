@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import secrets
 import threading
+import time
+from typing import Any
 
+from judge.catalog import say
 from judge.errors import JudgeError
+from judge.models import Mode
 from judge.source import check_source
 from web.broadcast import Broadcast
 from web.config import WebSettings
 from web.dispatch import Dispatcher, LocalPool
+from web.judgelike import JudgeLike
 from web.judging import judge_submission
-from web.store import SqlStore, Store, Submission, now
+from web.queue.tally import LocalTally, Tally
+from web.store import Limits, SqlStore, Store, Submission, now
 
 
 class TooLarge(JudgeError):
@@ -22,68 +28,142 @@ class LearnerBusy(JudgeError):
     http_status = 429
 
 
+class NotFound(JudgeError):
+    http_status = 404
+
+
+class NotYours(JudgeError):
+    http_status = 403
+
+
+class Finished(JudgeError):
+    """Cancel on a submission that has its verdict (or was cancelled) already."""
+
+    http_status = 409
+
+
 class Busy(JudgeError):
     """The queue is full: 503 with Retry-After."""
 
     http_status = 503
 
 
+class AddressBusy(LearnerBusy):
+    """Too many unfinished submissions from one client address without a learner cookie."""
+
+
 class WebService:
-    def __init__(self, settings: WebSettings, judge, store: Store | None = None, dispatcher: Dispatcher | None = None):
+    """judge: the Judge (or a fake: web.judgelike); store and dispatcher default to SQLite and the in-process pool."""
+
+    def __init__(
+        self,
+        settings: WebSettings,
+        judge: JudgeLike,
+        store: Store | None = None,
+        dispatcher: Dispatcher | None = None,
+        tally: Tally | None = None,
+        broadcast: Broadcast | None = None,
+    ):
         self.settings, self.judge = settings, judge
-        self.store = store or SqlStore(settings.database())
-        self.broadcast = Broadcast()
-        self.dispatcher = dispatcher or LocalPool(self._task, settings.workers)
-        self._admit = threading.Lock()  # the limit checks and the queueing happen as one step
+        self.store: Store = store or SqlStore(settings.database())
+        self.broadcast = broadcast or Broadcast()
+        self.tally: Tally = tally or LocalTally()
+        self.dispatcher: Dispatcher = dispatcher or LocalPool(self._task, settings.workers)
+        self.local = isinstance(self.dispatcher, LocalPool)
 
-    def _task(self, submission_id: str) -> None:
-        judge_submission(self.store, self._grade, submission_id, self.broadcast.publish)
+    def _task(self, submission_id: str, cancel: threading.Event | None = None) -> None:
+        started = time.monotonic()
+        report = judge_submission(self.store, self._grade, submission_id, self.broadcast.publish, cancel)
+        stored = self.store.get(submission_id) if report is not None else None
+        if report is not None and stored is not None and stored.finished_at is not None:
+            latency = (stored.finished_at - stored.created_at).total_seconds()
+            self.tally.judged(stored.problem_id, report.verdict.value, latency, time.monotonic() - started)
 
-    def _grade(self, submission: Submission, on_event):
+    def _grade(self, submission: Submission, on_event: Any, cancel: threading.Event | None = None) -> Any:
+        extra = {"cancel": cancel} if cancel is not None else {}  # fakes in tests may not take it
         return self.judge.grade(
             submission.problem_id,
             submission.code,
             submission.mode,
             on_event=on_event,
             display_name=submission.file_name,
+            **extra,
         )
 
-    def source_limit(self, problem) -> int:
+    def source_limit(self, problem: Any) -> int:
         return min(problem.meta.limits.source_kib << 10, self.judge.settings.max_source_bytes)
 
-    def submit(self, learner: str, problem_id: str, code: str, mode: str, file_name: str | None = None) -> Submission:
-        """Validate, store (before answering), queue. Raises JudgeError subclasses with their HTTP status."""
+    def limits(self) -> Limits:
+        s = self.settings
+        return Limits(queue=s.queue_limit, learner=s.learner_queue_limit, address=s.address_queue_limit)
+
+    def submit(
+        self,
+        learner: str,
+        problem_id: str,
+        code: str,
+        mode: Mode,
+        file_name: str | None = None,
+        address: str | None = None,
+    ) -> Submission:
+        """Validate, store (before answering), queue. Raises JudgeError subclasses with their HTTP status.
+
+        address: the client's address when the request carried no valid learner cookie (else None): such
+        submissions also count against the per-address limit. The limits are counted by the store in the
+        transaction that inserts, so every web process in front of one database enforces them together."""
         problem = self.judge.problem(problem_id)
         limit = self.source_limit(problem)
         size = len(code.encode("utf-8", errors="surrogatepass"))
         if size > limit:
             raise TooLarge(f"the code is {size} bytes; exercise {problem.id} accepts at most {limit} bytes")
         check_source(code, limit)
-        with self._admit:
-            waiting = self.dispatcher.waiting()
-            if waiting >= self.settings.queue_limit:
-                raise Busy("the judging queue is full; try again in a few seconds")
-            if self.store.unfinished_count(learner) >= self.settings.learner_queue_limit:
-                raise LearnerBusy(
-                    f"you already have {self.settings.learner_queue_limit} submissions waiting; "
-                    "wait for their verdicts first"
-                )
-            submission = Submission(
-                id=secrets.token_urlsafe(18),
-                learner=learner,
-                problem_id=problem.id,
-                mode=mode,
-                code=code,
-                status="queued",
-                created_at=now(),
-                file_name=file_name,
+        submission = Submission(
+            id=secrets.token_urlsafe(18),
+            learner=learner,
+            problem_id=problem.id,
+            mode=mode,
+            code=code,
+            status="queued",
+            created_at=now(),
+            file_name=file_name,
+            address=address,
+        )
+        admission = self.store.admit(submission, self.limits())  # stored before anyone may judge it
+        if admission.refused == "queue":
+            raise Busy("the judging queue is full; try again in a few seconds")
+        if admission.refused == "learner":
+            raise LearnerBusy(
+                f"you already have {self.settings.learner_queue_limit} submissions waiting; "
+                "wait for their verdicts first"
             )
-            self.store.create(submission, {"position": waiting + 1})  # stored before anyone may judge it
-            self.dispatcher.submit(submission.id)
+        if admission.refused == "address":
+            raise AddressBusy(
+                f"{self.settings.address_queue_limit} submissions from your address are waiting; wait for their "
+                "verdicts first (a client that keeps the practice_learner cookie is counted on its own)"
+            )
+        self.dispatcher.submit(submission.id)
         return submission
 
+    def cancel(self, learner: str, submission_id: str) -> None:
+        """Stop a waiting or running submission of this learner: the store says `cancelled` first (so no report
+        can land after it), then the dispatcher drops it from the queue or stops its judgement."""
+        submission = self.store.get(submission_id)
+        if submission is None:
+            raise NotFound(say("web.cancel.unknown"))
+        if not secrets.compare_digest(submission.learner, learner):
+            raise NotYours(say("web.cancel.not_yours"))
+        if not self.store.cancel(submission_id):
+            raise Finished(say("web.cancel.finished"))
+        self.dispatcher.cancel(submission_id)
+        self.broadcast.publish(submission_id)
+
     def resume(self) -> int:
-        """Queue again what a killed server left queued or running; each still ends with exactly one report."""
+        """In-process pool only: queue again what a killed server left queued or running.
+
+        With a queue, nothing is re-dispatched here: the broker holds what is waiting, late acks bring back
+        what a dead worker held, and the workers' reaper re-sends what neither holds."""
+        if not self.local:
+            return 0
         ids = self.store.unfinished_ids()
         for position, submission_id in enumerate(ids, 1):
             self.store.requeue(submission_id, {"position": position})

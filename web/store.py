@@ -1,23 +1,45 @@
-"""Storage seam: the Store protocol and its SQLAlchemy implementation (SQLite by default, any URL)."""
+"""Storage seam: the Store protocol and its SQLAlchemy implementation (SQLite by default, PostgreSQL, any URL).
+
+The store is the truth about every submission's state machine, so that any number of web processes and
+queue workers, crashing and redelivering in any order, still end each submission with exactly one report:
+
+    queued --start--> running --finish--> done
+       |                 |  \\--start (takeover: the holder is dead or past its hard limit)--> running
+       |                 |  \\--requeue (restart, reaper)--> queued
+       \\----cancel------+----cancel--> cancelled
+
+Every start counts an attempt; events and reports of a superseded attempt are refused.
+"""
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, delete, event, func, select, update
-from sqlalchemy.engine import Engine
-from sqlalchemy.orm import sessionmaker
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.orm import Session, sessionmaker
 
-from web.tables import EventRow, SubmissionRow
+from judge.errors import JudgeError
+from judge.models import Mode
+from web.tables import AdmissionRow, EventRow, SubmissionRow
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 UNFINISHED = ("queued", "running")
+FINISHED = ("done", "cancelled")
+UPGRADE_COMMAND = "judge db upgrade"
+
+Payload = dict[str, Any]
+# takeover(holder, started_at) -> may a redelivered task judge again what `holder` started at `started_at`?
+Takeover = Callable[[str | None, datetime], bool]
 
 
 def now() -> datetime:
@@ -29,43 +51,86 @@ def aware(moment: datetime | None) -> datetime | None:
     return moment.replace(tzinfo=UTC) if moment is not None and moment.tzinfo is None else moment
 
 
+class Unmigrated(JudgeError):
+    """The database's schema is not the newest revision (only the SQLite default migrates itself)."""
+
+
 @dataclass(frozen=True)
 class Submission:
     id: str
     learner: str
     problem_id: str
-    mode: str
+    mode: Mode
     code: str
     status: str
     created_at: datetime
     finished_at: datetime | None = None
     report: str | None = None  # full Report JSON, bilingual
     file_name: str | None = None
+    attempts: int = 0
+    address: str | None = None
+    worker: str | None = None
+    started_at: datetime | None = None
 
 
 @dataclass(frozen=True)
 class StoredEvent:
     id: int
     kind: str
-    payload: dict
+    payload: Payload
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Admission limits, checked in the same transaction as the insert."""
+
+    queue: int
+    learner: int
+    address: int
+
+
+@dataclass(frozen=True)
+class Admission:
+    """refused: None when stored, else which limit refused it ('queue', 'learner', 'address')."""
+
+    refused: str | None
+    position: int = 0
+
+
+@dataclass(frozen=True)
+class Counts:
+    by_status: dict[str, int] = field(default_factory=dict)
+    oldest_queued: datetime | None = None
 
 
 class Store(Protocol):
-    """What the service needs from persistence; a PostgreSQL deployment is the same class on another URL."""
+    """What the service and the workers need from persistence."""
 
-    def create(self, submission: Submission, queued_payload: dict) -> None: ...
+    def admit(self, submission: Submission, limits: Limits) -> Admission: ...
+    def create(self, submission: Submission, queued_payload: Payload) -> None: ...
     def get(self, submission_id: str) -> Submission | None: ...
     def history(self, learner: str, problem_id: str | None, limit: int) -> list[Submission]: ...
     def unfinished_count(self, learner: str) -> int: ...
     def unfinished_ids(self) -> list[str]: ...
-    def start(self, submission_id: str) -> Submission | None: ...
-    def add_event(self, submission_id: str, kind: str, payload: dict) -> int: ...
-    def finish(self, submission_id: str, report_json: str) -> bool: ...
-    def requeue(self, submission_id: str, queued_payload: dict) -> None: ...
+    def start(
+        self, submission_id: str, worker: str | None = None, takeover: Takeover | None = None
+    ) -> Submission | None: ...
+    def add_event(self, submission_id: str, kind: str, payload: Payload, attempt: int | None = None) -> int | None: ...
+    def finish(self, submission_id: str, report_json: str, attempt: int | None = None) -> bool: ...
+    def cancel(self, submission_id: str) -> bool: ...
+    def requeue(self, submission_id: str, queued_payload: Payload, attempt: int | None = None) -> bool: ...
+    def mark_dispatched(self, submission_id: str) -> None: ...
     def events_after(self, submission_id: str, after: int) -> list[StoredEvent]: ...
+    def counts(self) -> Counts: ...
+    def running_since(self, before: datetime) -> list[Submission]: ...
+    def undispatched(self, before: datetime) -> list[str]: ...
+    def ping(self) -> None: ...
+    def close(self) -> None: ...
 
 
 def _row(row: SubmissionRow) -> Submission:
+    created = aware(row.created_at)
+    assert created is not None
     return Submission(
         id=row.id,
         learner=row.learner,
@@ -73,14 +138,18 @@ def _row(row: SubmissionRow) -> Submission:
         mode=row.mode,
         code=row.code,
         status=row.status,
-        created_at=aware(row.created_at),
+        created_at=created,
         finished_at=aware(row.finished_at),
         report=row.report,
         file_name=row.file_name,
+        attempts=row.attempts,
+        address=row.address,
+        worker=row.worker,
+        started_at=aware(row.started_at),
     )
 
 
-def _sqlite_pragmas(dbapi_connection, _record) -> None:
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # WAL lets the SSE readers run while a worker writes; foreign keys make the cascade real.
     cursor = dbapi_connection.cursor()
     cursor.execute("PRAGMA journal_mode=WAL")
@@ -90,41 +159,120 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:
     cursor.close()
 
 
-def migrate(engine: Engine) -> None:
-    """Bring the schema to the newest Alembic revision (run on every start)."""
+def _config() -> Config:
     config = Config()
     config.set_main_option("script_location", str(MIGRATIONS))
-    with engine.begin() as connection:
-        config.attributes["connection"] = connection
-        command.upgrade(config, "head")
+    return config
+
+
+def migrate(engine: Engine) -> None:
+    """Bring the schema to the newest Alembic revision (`judge db upgrade`; the SQLite default on every start)."""
+    config = _config()
+    with engine.connect() as connection:
+        sqlite = connection.dialect.name == "sqlite"
+        if sqlite:  # a batch migration rebuilds a table: its DROP must not fire the events' ON DELETE CASCADE
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            connection.commit()  # the pragma is a no-op inside a transaction
+        with connection.begin():
+            config.attributes["connection"] = connection
+            command.upgrade(config, "head")
+        if sqlite:
+            connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+            connection.commit()
+
+
+def revisions(engine: Engine) -> tuple[str | None, str | None]:
+    """(the database's revision, the newest one in web/migrations)."""
+    head = ScriptDirectory.from_config(_config()).get_current_head()
+    with engine.connect() as connection:
+        current = MigrationContext.configure(connection).get_current_revision()
+    return current, head
+
+
+def require_migrated(engine: Engine) -> None:
+    current, head = revisions(engine)
+    if current != head:
+        raise Unmigrated(
+            f"the database is at schema revision {current or 'none'}, this version needs {head}: "
+            f"run `{UPGRADE_COMMAND}` once (with the same PRACTICE_DATABASE_URL) before starting any process"
+        )
+
+
+def make_engine(url: str) -> Engine:
+    sqlite = url.startswith("sqlite")
+    if sqlite:
+        engine = create_engine(url, connect_args={"check_same_thread": False})
+        event.listen(engine, "connect", _sqlite_pragmas)
+        return engine
+    return create_engine(url, pool_pre_ping=True, pool_size=10, max_overflow=20)
 
 
 class SqlStore:
-    def __init__(self, url: str):
-        sqlite = url.startswith("sqlite")
-        self.engine = create_engine(url, connect_args={"check_same_thread": False} if sqlite else {})
-        if sqlite:
-            event.listen(self.engine, "connect", _sqlite_pragmas)
-        migrate(self.engine)
+    """migrate: None = only SQLite migrates itself; other databases must already be at the head revision."""
+
+    def __init__(self, url: str, migrate_schema: bool | None = None):
+        self.url = url
+        self.engine = make_engine(url)
+        if migrate_schema is None:
+            migrate_schema = url.startswith("sqlite")
+        if migrate_schema:
+            migrate(self.engine)
+        else:
+            require_migrated(self.engine)
         self.session = sessionmaker(self.engine, expire_on_commit=False)
 
-    def create(self, submission: Submission, queued_payload: dict) -> None:
+    # -- admission and creation --
+
+    def admit(self, submission: Submission, limits: Limits) -> Admission:
+        """Count the limits and insert in one transaction, serialised on the admission row across processes."""
         with self.session.begin() as s:
-            s.add(
-                SubmissionRow(
-                    id=submission.id,
-                    learner=submission.learner,
-                    problem_id=submission.problem_id,
-                    mode=submission.mode,
-                    code=submission.code,
-                    file_name=submission.file_name,
-                    status="queued",
-                    created_at=submission.created_at,
-                    attempts=0,
-                )
+            # First statement: takes the row lock (PostgreSQL) or the write lock (SQLite) until commit.
+            s.execute(update(AdmissionRow).where(AdmissionRow.id == 1).values(admitted=AdmissionRow.admitted + 1))
+            waiting = self._count(s, SubmissionRow.status == "queued")
+            if waiting >= limits.queue:
+                s.rollback()
+                return Admission("queue")
+            if self._count(s, SubmissionRow.learner == submission.learner, unfinished=True) >= limits.learner:
+                s.rollback()
+                return Admission("learner")
+            if submission.address is not None and (
+                self._count(s, SubmissionRow.address == submission.address, unfinished=True) >= limits.address
+            ):
+                s.rollback()
+                return Admission("address")
+            self._insert(s, submission, {"position": waiting + 1})
+            return Admission(None, waiting + 1)
+
+    @staticmethod
+    def _count(s: Session, condition: Any, unfinished: bool = False) -> int:
+        query = select(func.count()).select_from(SubmissionRow).where(condition)
+        if unfinished:
+            query = query.where(SubmissionRow.status.in_(UNFINISHED))
+        return s.scalar(query) or 0
+
+    def _insert(self, s: Session, submission: Submission, queued_payload: Payload) -> None:
+        s.add(
+            SubmissionRow(
+                id=submission.id,
+                learner=submission.learner,
+                problem_id=submission.problem_id,
+                mode=submission.mode,
+                code=submission.code,
+                file_name=submission.file_name,
+                address=submission.address,
+                status="queued",
+                created_at=submission.created_at,
+                attempts=0,
             )
-            s.flush()
-            s.add(EventRow(submission_id=submission.id, kind="queued", payload=json.dumps(queued_payload)))
+        )
+        s.flush()
+        s.add(EventRow(submission_id=submission.id, kind="queued", payload=json.dumps(queued_payload)))
+
+    def create(self, submission: Submission, queued_payload: Payload) -> None:
+        with self.session.begin() as s:
+            self._insert(s, submission, queued_payload)
+
+    # -- reading --
 
     def get(self, submission_id: str) -> Submission | None:
         with self.session() as s:
@@ -141,14 +289,7 @@ class SqlStore:
 
     def unfinished_count(self, learner: str) -> int:
         with self.session() as s:
-            return (
-                s.scalar(
-                    select(func.count())
-                    .select_from(SubmissionRow)
-                    .where(SubmissionRow.learner == learner, SubmissionRow.status.in_(UNFINISHED))
-                )
-                or 0
-            )
+            return self._count(s, SubmissionRow.learner == learner, unfinished=True)
 
     def unfinished_ids(self) -> list[str]:
         with self.session() as s:
@@ -160,50 +301,6 @@ class SqlStore:
                 )
             )
 
-    def start(self, submission_id: str) -> Submission | None:
-        """Mark queued -> running; None if it is not queued (already judged)."""
-        with self.session.begin() as s:
-            changed = s.execute(
-                update(SubmissionRow)
-                .where(SubmissionRow.id == submission_id, SubmissionRow.status == "queued")
-                .values(status="running", started_at=now(), attempts=SubmissionRow.attempts + 1)
-            )
-            if changed.rowcount != 1:
-                return None
-            s.add(EventRow(submission_id=submission_id, kind="running", payload="{}"))
-            return _row(s.get(SubmissionRow, submission_id))
-
-    def add_event(self, submission_id: str, kind: str, payload: dict) -> int:
-        with self.session.begin() as s:
-            row = EventRow(submission_id=submission_id, kind=kind, payload=json.dumps(payload, ensure_ascii=False))
-            s.add(row)
-            s.flush()
-            return row.id
-
-    def finish(self, submission_id: str, report_json: str) -> bool:
-        """Store the one report and the closing event together; False if it was already finished."""
-        with self.session.begin() as s:
-            changed = s.execute(
-                update(SubmissionRow)
-                .where(SubmissionRow.id == submission_id, SubmissionRow.status != "done")
-                .values(status="done", finished_at=now(), report=report_json)
-            )
-            if changed.rowcount != 1:
-                return False
-            s.add(EventRow(submission_id=submission_id, kind="done", payload="{}"))
-            return True
-
-    def requeue(self, submission_id: str, queued_payload: dict) -> None:
-        """After a crash: forget the half-told story (new events get new ids) and queue it again."""
-        with self.session.begin() as s:
-            s.execute(delete(EventRow).where(EventRow.submission_id == submission_id))
-            s.execute(
-                update(SubmissionRow)
-                .where(SubmissionRow.id == submission_id, SubmissionRow.status != "done")
-                .values(status="queued", started_at=None)
-            )
-            s.add(EventRow(submission_id=submission_id, kind="queued", payload=json.dumps(queued_payload)))
-
     def events_after(self, submission_id: str, after: int) -> list[StoredEvent]:
         with self.session() as s:
             rows = s.scalars(
@@ -213,5 +310,152 @@ class SqlStore:
             )
             return [StoredEvent(id=r.id, kind=r.kind, payload=json.loads(r.payload)) for r in rows]
 
+    def counts(self) -> Counts:
+        with self.session() as s:
+            by_status = dict(
+                s.execute(select(SubmissionRow.status, func.count()).group_by(SubmissionRow.status)).tuples().all()
+            )
+            oldest = s.scalar(select(func.min(SubmissionRow.created_at)).where(SubmissionRow.status == "queued"))
+            return Counts(by_status, aware(oldest))
+
+    def running_since(self, before: datetime) -> list[Submission]:
+        """Submissions started before `before` and still running (the reaper's candidates)."""
+        with self.session() as s:
+            rows = s.scalars(
+                select(SubmissionRow).where(SubmissionRow.status == "running", SubmissionRow.started_at < before)
+            )
+            return [_row(r) for r in rows]
+
+    def undispatched(self, before: datetime) -> list[str]:
+        """Queued before `before` and never handed to the queue (the web process died between store and send)."""
+        with self.session() as s:
+            return list(
+                s.scalars(
+                    select(SubmissionRow.id).where(
+                        SubmissionRow.status == "queued",
+                        SubmissionRow.dispatched_at.is_(None),
+                        SubmissionRow.created_at < before,
+                    )
+                )
+            )
+
+    def ping(self) -> None:
+        with self.engine.connect() as connection:
+            require_migrated_on(connection)
+
+    # -- the state machine --
+
+    def start(
+        self, submission_id: str, worker: str | None = None, takeover: Takeover | None = None
+    ) -> Submission | None:
+        """queued -> running (a new attempt); running -> running only if takeover(holder, started_at) says so.
+
+        None: nothing to judge (finished, cancelled, unknown, or a live holder still judging it)."""
+        with self.session.begin() as s:
+            row = s.get(SubmissionRow, submission_id)
+            if row is None or row.status in FINISHED:
+                return None
+            if row.status == "running":
+                started = aware(row.started_at) or aware(row.created_at)
+                assert started is not None
+                if takeover is None or not takeover(row.worker, started):
+                    return None
+            seen = row.attempts
+            changed = s.execute(
+                update(SubmissionRow)
+                .where(
+                    SubmissionRow.id == submission_id,
+                    SubmissionRow.status == row.status,
+                    SubmissionRow.attempts == seen,
+                )
+                .values(status="running", started_at=now(), attempts=seen + 1, worker=worker)
+                .execution_options(synchronize_session=False)
+            )
+            if changed.rowcount != 1:
+                return None  # someone else started or finished it meanwhile
+            if row.status == "running":  # a takeover: the dead attempt's half-told story is dropped
+                s.execute(delete(EventRow).where(EventRow.submission_id == submission_id))
+                s.add(EventRow(submission_id=submission_id, kind="queued", payload=json.dumps({"position": 1})))
+            s.add(EventRow(submission_id=submission_id, kind="running", payload="{}"))
+            s.flush()
+            s.expire_all()
+            fresh = s.get(SubmissionRow, submission_id)
+            assert fresh is not None
+            return _row(fresh)
+
+    def _current(self, s: Session, submission_id: str, attempt: int | None) -> bool:
+        condition = [SubmissionRow.id == submission_id, SubmissionRow.status == "running"]
+        if attempt is not None:
+            condition.append(SubmissionRow.attempts == attempt)
+        return s.scalar(select(func.count()).select_from(SubmissionRow).where(*condition)) == 1
+
+    def add_event(self, submission_id: str, kind: str, payload: Payload, attempt: int | None = None) -> int | None:
+        """Store an event of the running attempt; None (dropped) if that attempt was superseded or finished."""
+        with self.session.begin() as s:
+            if attempt is not None and not self._current(s, submission_id, attempt):
+                return None
+            row = EventRow(submission_id=submission_id, kind=kind, payload=json.dumps(payload, ensure_ascii=False))
+            s.add(row)
+            s.flush()
+            return row.id
+
+    def finish(self, submission_id: str, report_json: str, attempt: int | None = None) -> bool:
+        """Store the one report and the closing event together; False if finished, cancelled or superseded.
+
+        A superseded attempt that finishes first still counts (its judgement is as good); one that comes after
+        the report is refused. attempt=None: whichever attempt (the in-process pool has only one)."""
+        del attempt  # the first report wins whichever attempt sends it: see the docstring
+        with self.session.begin() as s:
+            changed = s.execute(
+                update(SubmissionRow)
+                .where(SubmissionRow.id == submission_id, SubmissionRow.status.in_(UNFINISHED))
+                .values(status="done", finished_at=now(), report=report_json)
+            )
+            if changed.rowcount != 1:
+                return False
+            s.add(EventRow(submission_id=submission_id, kind="done", payload="{}"))
+            return True
+
+    def cancel(self, submission_id: str) -> bool:
+        """queued or running -> cancelled, with its closing `cancelled` event; False if it had already ended."""
+        with self.session.begin() as s:
+            changed = s.execute(
+                update(SubmissionRow)
+                .where(SubmissionRow.id == submission_id, SubmissionRow.status.in_(UNFINISHED))
+                .values(status="cancelled", finished_at=now())
+            )
+            if changed.rowcount != 1:
+                return False
+            s.add(EventRow(submission_id=submission_id, kind="cancelled", payload="{}"))
+            return True
+
+    def requeue(self, submission_id: str, queued_payload: Payload, attempt: int | None = None) -> bool:
+        """After a crash: forget the half-told story (new events get new ids) and queue it again.
+
+        attempt: only if the attempt seen by the caller (the reaper) is still the current one."""
+        with self.session.begin() as s:
+            condition = [SubmissionRow.id == submission_id, SubmissionRow.status.in_(UNFINISHED)]
+            if attempt is not None:
+                condition.append(SubmissionRow.attempts == attempt)
+            changed = s.execute(
+                update(SubmissionRow).where(*condition).values(status="queued", started_at=None, dispatched_at=None)
+            )
+            if changed.rowcount != 1:
+                return False
+            s.execute(delete(EventRow).where(EventRow.submission_id == submission_id))
+            s.add(EventRow(submission_id=submission_id, kind="queued", payload=json.dumps(queued_payload)))
+            return True
+
+    def mark_dispatched(self, submission_id: str) -> None:
+        with self.session.begin() as s:
+            s.execute(update(SubmissionRow).where(SubmissionRow.id == submission_id).values(dispatched_at=now()))
+
     def close(self) -> None:
         self.engine.dispose()
+
+
+def require_migrated_on(connection: Connection) -> None:
+    head = ScriptDirectory.from_config(_config()).get_current_head()
+    current = MigrationContext.configure(connection).get_current_revision()
+    if current != head:
+        raise Unmigrated(f"the database is at schema revision {current or 'none'}; run `{UPGRADE_COMMAND}`")

@@ -34,7 +34,7 @@ class GatedJudge:
     def problem(self, problem_id):
         return self.problem_set.get(problem_id)
 
-    def grade(self, problem_id, code, mode, on_event=None, display_name=None):
+    def grade(self, problem_id, code, mode, on_event=None, display_name=None, cancel=None):
         assert self.gate.wait(30)
         if "boom" in code:
             raise RuntimeError("the checker zygote vanished")

@@ -1,0 +1,35 @@
+"""What the web needs from the judge: the JudgeLike protocol (judge.Judge is one; tests hand in fakes)."""
+
+from __future__ import annotations
+
+import threading
+from typing import Protocol
+
+from judge.events import EventSink
+from judge.models import Mode, Report
+from judge.problems import Problem
+from judge.settings import Settings
+
+
+class JudgeLike(Protocol):
+    settings: Settings  # read for max_source_bytes (the cap on any submission)
+
+    def problems(self) -> list[Problem]: ...
+
+    def problem(self, problem_id: str) -> Problem:
+        """Raises judge.errors.JudgeError (404) for an unknown id."""
+        ...
+
+    def grade(
+        self,
+        problem_id: str,
+        source_code: str | bytes,
+        mode: Mode = "submit",
+        on_event: EventSink | None = None,
+        display_name: str | None = None,
+        cancel: threading.Event | None = None,
+    ) -> Report: ...
+
+    def warm(self) -> object: ...
+
+    def close(self) -> None: ...

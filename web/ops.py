@@ -1,0 +1,98 @@
+"""Operations routes: GET /api/health (database, broker, workers) and Prometheus metrics at /metrics."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from anyio import to_thread
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse, Response
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client.core import CollectorRegistry, CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
+from prometheus_client.registry import Collector
+
+from web.queue.tally import BUCKETS
+
+router = APIRouter()
+
+
+def _check(what: Any) -> str:
+    try:
+        what()
+    except Exception as exc:  # noqa: BLE001 - health names what failed, it never fails itself
+        return f"{type(exc).__name__}: {exc}"[:300]
+    return "ok"
+
+
+def health_of(service: Any) -> dict[str, str]:
+    checks = {"database": _check(service.store.ping)}
+    dispatcher = service.dispatcher
+    if service.local:
+        checks["workers"] = "ok" if dispatcher.alive() else "the in-process judging threads have stopped"
+        return checks
+    checks["broker"] = _check(dispatcher.ping)
+    if checks["broker"] == "ok":
+        from web.queue.registry import live_workers  # noqa: PLC0415
+
+        try:
+            queues = {w.queue for w in live_workers(dispatcher.redis)}
+            checks["workers"] = "ok" if "cpu" in queues else "no live worker takes the cpu queue"
+        except Exception as exc:  # noqa: BLE001
+            checks["workers"] = f"{type(exc).__name__}: {exc}"
+    else:
+        checks["workers"] = "unknown: the broker is not reachable"
+    return checks
+
+
+@router.get(
+    "/api/health",
+    description="Each part (database, broker, workers) is `ok` or says why not: 200 when all are ok, else 503.",
+    responses={503: {"description": "Some part is not ok (named in the body)"}},
+)
+async def health(request: Request) -> JSONResponse:
+    checks = await to_thread.run_sync(health_of, request.app.state.service)
+    failing = [name for name, state in checks.items() if state != "ok"]
+    body = {"status": "ok" if not failing else "failing: " + ", ".join(failing), **checks}
+    return JSONResponse(body, status_code=200 if not failing else 503)
+
+
+class ServiceCollector(Collector):
+    """Read at each scrape: queue depth from the store, judgements and latency from the tally (any process)."""
+
+    def __init__(self, service: Any):
+        self.service = service
+
+    def collect(self) -> Iterator[Any]:
+        counts = self.service.store.counts()
+        depth = GaugeMetricFamily("practice_queue_depth", "Submissions by state (queued = waiting)", labels=["state"])
+        for state in ("queued", "running"):
+            depth.add_metric([state], counts.by_status.get(state, 0))
+        yield depth
+        snap = self.service.tally.snapshot()
+        judged = CounterMetricFamily(
+            "practice_judgements", "Judgements stored, by verdict and problem", labels=["problem", "verdict"]
+        )
+        for (problem, verdict), n in sorted(snap.judgements.items()):
+            judged.add_metric([problem, verdict], n)
+        yield judged
+        cumulative, buckets = 0, []
+        for bound, n in zip(BUCKETS, snap.latency_buckets):
+            cumulative += n
+            buckets.append(("+Inf" if bound == float("inf") else repr(bound), cumulative))
+        latency = HistogramMetricFamily(
+            "practice_submit_to_report_seconds", "From the 202 answer to the stored report", unit=""
+        )
+        latency.add_metric([], buckets, sum_value=snap.latency_sum)
+        yield latency
+        busy = CounterMetricFamily("practice_worker_busy_seconds", "Seconds spent judging", labels=["worker"])
+        for worker, seconds in sorted(snap.busy_seconds.items()):
+            busy.add_metric([worker], seconds)
+        yield busy
+
+
+@router.get("/metrics", include_in_schema=False)
+def metrics(request: Request) -> Response:
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(ServiceCollector(request.app.state.service))
+    return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,52 @@
+"""The Celery application both sides build: late acks, prefetch 1, reject on worker lost, the visibility timeout."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery import Celery
+
+from web.config import WebSettings
+from web.queue.names import CPU, TASK
+
+
+def make_celery(settings: WebSettings, visibility_timeout_s: float) -> Celery:
+    if not settings.queue_url:
+        raise ValueError("PRACTICE_QUEUE_URL is not set")
+    app = Celery("practice_judge", broker=settings.queue_url, set_as_current=False)
+    app.conf.update(
+        task_acks_late=True,  # acknowledged after the report is stored: a killed worker's task comes back
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,  # a worker holds only what it judges: nothing waits behind a long task
+        task_default_queue=CPU,
+        task_create_missing_queues=True,
+        task_ignore_result=True,  # the store holds every report
+        broker_transport_options={"visibility_timeout": visibility_timeout_s},
+        broker_connection_retry_on_startup=True,
+        worker_hijack_root_logger=False,
+        worker_send_task_events=False,
+        worker_cancel_long_running_tasks_on_connection_loss=False,
+    )
+    app.task(name=TASK, acks_late=True, reject_on_worker_lost=True, ignore_result=True)(_judge_submission)
+    return app
+
+
+def _judge_submission(submission_id: str) -> None:
+    """The task: judge one stored submission by id, in the worker's warm runtime (web.queue.worker)."""
+    from web.queue.worker import current  # noqa: PLC0415 - only workers run tasks
+
+    current().run(submission_id)
+
+
+def send(app: Celery, submission_id: str, queue: str, hard_limit_s: float, countdown: float | None = None) -> Any:
+    # task_id = the submission id: revoke(id) reaches it wherever it waits. time_limit is Celery's hard limit
+    # for prefork pools; the threads pool the workers use enforces the same limit itself (web.queue.worker).
+    return app.send_task(
+        TASK,
+        args=[submission_id],
+        task_id=submission_id,
+        queue=queue,
+        routing_key=queue,
+        time_limit=hard_limit_s,
+        countdown=countdown,
+    )

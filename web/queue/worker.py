@@ -1,0 +1,239 @@
+"""`judge worker --queue cpu|gpu`: a Celery worker (threads pool) around one warm Judge, kept across tasks."""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+from datetime import timedelta
+from typing import Any
+
+import redis
+
+from judge.models import Report, Verdict
+from web.config import WebSettings
+from web.judging import internal_error, judge_submission
+from web.queue.celery_app import send
+from web.queue.dispatcher import CeleryDispatcher
+from web.queue.limits import hard_limit_s
+from web.queue.names import GPU
+from web.queue.reaper import Reaper
+from web.queue.registry import TTL_S, Heartbeat, alive
+from web.queue.relay import cancel_listener, publish_event
+from web.queue.tally import RedisTally
+from web.store import SqlStore, Store, Submission, now
+
+log = logging.getLogger("web.queue.worker")
+_CURRENT: WorkerRuntime | None = None
+
+
+def current() -> WorkerRuntime:
+    if _CURRENT is None:
+        raise RuntimeError("judge_submission runs only inside `judge worker`")
+    return _CURRENT
+
+
+def gpu_canary(judge: Any) -> tuple[bool, str]:
+    """The GPU runner's self-test (judge.runners.canary); a GPU worker that fails it takes no task."""
+    try:
+        from judge.runners import canary, plan  # noqa: PLC0415 - GPU hosts only
+    except ImportError as exc:  # the GPU runner's canary is not in this checkout
+        return False, f"no GPU canary in this version ({exc})"
+    key = plan.gpu_runner(judge.settings)
+    if key is None:
+        return False, "PRACTICE_GPU_RUNNER is not set (local or docker): this host has no GPU runner"
+    judge.warm()
+    result = canary.check(judge._runner(key))
+    return result.ready, result.why
+
+
+class WorkerRuntime:
+    """What every task of this worker shares: the store, the warm judge, Redis, the running judgements."""
+
+    def __init__(
+        self,
+        settings: WebSettings,
+        store: Store,
+        judge: Any,
+        client: redis.Redis,
+        name: str,
+        queue: str,
+        dispatcher: CeleryDispatcher,
+    ):
+        self.settings, self.store, self.judge, self.dispatcher = settings, store, judge, dispatcher
+        self.redis, self.name, self.queue = client, name, queue
+        self.tally = RedisTally(client, name)
+        self._running: dict[str, threading.Event] = {}
+        self._lock = threading.Lock()
+        self.busy_seconds = 0.0
+
+    def busy(self) -> int:
+        with self._lock:
+            return len(self._running)
+
+    def on_cancel(self, submission_id: str) -> None:
+        with self._lock:
+            flag = self._running.get(submission_id)
+        if flag is not None:
+            flag.set()
+
+    def takeover(self, holder: str | None, started_at: Any) -> bool:
+        """May this redelivery judge again what `holder` left running? Only if that worker is gone, or past the
+        hard limit (late acks bring a task back only after the visibility timeout, which is above it)."""
+        if holder is None or holder == self.name:
+            return True  # our own earlier life (same name after a restart), or the in-process pool
+        return not alive(self.redis, holder) or started_at < now() - timedelta(seconds=self._hard_max())
+
+    def _hard_max(self) -> float:
+        return max(hard_limit_s(self.settings, p) for p in self.judge.problems())
+
+    def _grade(self, submission: Submission, on_event: Any, cancel: threading.Event | None = None) -> Report:
+        extra = {"cancel": cancel} if cancel is not None else {}
+        return self.judge.grade(
+            submission.problem_id,
+            submission.code,
+            submission.mode,
+            on_event=on_event,
+            display_name=submission.file_name,
+            **extra,
+        )
+
+    def run(self, submission_id: str) -> None:
+        cancel = threading.Event()
+        with self._lock:
+            self._running[submission_id] = cancel
+        started = time.monotonic()
+        timer = self._hard_limit_timer(submission_id, cancel)
+        try:
+            report = judge_submission(
+                self.store,
+                self._grade,
+                submission_id,
+                self.notify,
+                cancel,
+                worker=self.name,
+                takeover=self.takeover,
+            )
+        finally:
+            timer.cancel()
+            with self._lock:
+                self._running.pop(submission_id, None)
+        busy = time.monotonic() - started
+        self.busy_seconds += busy
+        if report is not None:
+            self._count(submission_id, report, busy)
+        else:
+            self._later_if_held(submission_id)
+
+    def _later_if_held(self, submission_id: str) -> None:
+        """A redelivery that found another worker's attempt still running: that worker may be dead with its
+        heartbeat not yet expired. Acking this message must not lose the task, so it is sent again to run after
+        the heartbeat's TTL, when a dead holder's key is gone (each further try costs one look at the store)."""
+        submission = self.store.get(submission_id)
+        if submission is None or submission.status != "running" or submission.worker == self.name:
+            return
+        problem = self.judge.problem(submission.problem_id)
+        send(self.dispatcher.app, submission_id, self.queue, hard_limit_s(self.settings, problem), TTL_S + 1)
+
+    def _hard_limit_timer(self, submission_id: str, cancel: threading.Event) -> threading.Timer:
+        """The threads pool has no Celery time limit: past the hard limit the judgement is stopped and its
+        one report is an internal_error the learner may submit again."""
+        submission = self.store.get(submission_id)
+        try:
+            hard = hard_limit_s(self.settings, self.judge.problem(submission.problem_id)) if submission else 0.0
+        except Exception:  # noqa: BLE001 - a vanished problem: judging stores its internal_error at once
+            hard = self.settings.hard_limit_s(60)
+
+        def give_up() -> None:
+            if submission is None:
+                return
+            report = internal_error(submission.problem_id, submission.mode, f"over the hard limit of {hard:.0f} s")
+            if self.store.finish(submission_id, report.model_dump_json()):
+                log.error("%s: over its hard limit (%.0f s); stored internal_error", submission_id, hard)
+                self.notify(submission_id)
+            cancel.set()
+
+        timer = threading.Timer(max(hard, 1.0), give_up)
+        timer.daemon = True
+        timer.start()
+        return timer
+
+    def _count(self, submission_id: str, report: Report, busy: float) -> None:
+        submission = self.store.get(submission_id)
+        if submission is None or submission.finished_at is None:
+            return
+        latency = (submission.finished_at - submission.created_at).total_seconds()
+        verdict = report.verdict.value if isinstance(report.verdict, Verdict) else str(report.verdict)
+        try:
+            self.tally.judged(submission.problem_id, verdict, latency, busy)
+        except redis.RedisError:
+            pass
+
+    def notify(self, submission_id: str) -> None:
+        publish_event(self.redis, submission_id)
+
+
+def run_worker(queue: str, concurrency: int, name: str | None = None, log_level: str = "info") -> int:
+    """Build the runtime, announce it, start the reaper, and consume `queue` until stopped."""
+    from judge.service import Judge  # noqa: PLC0415 - heavy
+
+    global _CURRENT
+    settings = WebSettings()
+    if not settings.queue_url:
+        print("judge worker: PRACTICE_QUEUE_URL is not set (for example redis://localhost:6379/0)", flush=True)
+        return 2
+    name = name or f"{queue}-{socket.gethostname()}-{os.getpid()}"
+    store = SqlStore(settings.database())  # refuses an unmigrated database, naming `judge db upgrade`
+    judge = Judge()
+    judge.warm()  # the zygotes import torch once, here; every task forks from them
+    canary = "not needed"
+    gpu_slots = 0
+    if queue == GPU:
+        ready, canary = gpu_canary(judge)
+        if not ready:
+            print(f"judge worker: the GPU canary failed, so this worker takes no task: {canary}", flush=True)
+            judge.close()
+            store.close()
+            return 1
+        gpu_slots = concurrency
+    client = redis.Redis.from_url(settings.queue_url, socket_timeout=10)
+    dispatcher = CeleryDispatcher(settings, store, judge)
+    runtime = _CURRENT = WorkerRuntime(settings, store, judge, client, name, queue, dispatcher)
+
+    def state() -> dict[str, Any]:
+        return {
+            "queue": queue,
+            "concurrency": concurrency,
+            "busy": runtime.busy(),
+            "gpu_slots": gpu_slots,
+            "canary": canary,
+            "busy_seconds": round(runtime.busy_seconds, 3),
+        }
+
+    heartbeat = Heartbeat(client, name, state).start()
+    cancels = cancel_listener(client, runtime.on_cancel).start()
+    reaper = Reaper(store, dispatcher, settings, judge).start()
+    print(f"judge worker {name}: judging the {queue} queue, {concurrency} at a time", flush=True)
+    try:
+        worker = dispatcher.app.Worker(
+            hostname=f"{name}@%h",
+            queues=[queue],
+            pool="threads",
+            concurrency=concurrency,
+            loglevel=log_level.upper(),
+            without_gossip=True,
+            without_mingle=True,
+            optimization="fair",
+        )
+        worker.start()
+        return int(worker.exitcode or 0)
+    finally:
+        reaper.stop()
+        cancels.stop()
+        heartbeat.stop()
+        dispatcher.close()
+        judge.close()
+        store.close()
+        _CURRENT = None
