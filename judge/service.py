@@ -49,8 +49,11 @@ class Judge:
         mode: str = "submit",
         on_event: EventSink | None = None,
         display_name: str | None = None,
+        cancel: threading.Event | None = None,
     ) -> Report:
-        """Judge one submission. Learner mistakes become verdicts; only bad requests raise JudgeError."""
+        """Judge one submission. Learner mistakes become verdicts; only bad requests raise JudgeError.
+
+        cancel: setting it stops the judgement at once (its report then says nothing useful; the caller drops it)."""
         if mode not in ("submit", "run"):
             raise JudgeError(say("usage.bad_mode", mode=repr(mode)))
         problem = self.problem(problem_id)
@@ -61,7 +64,7 @@ class Judge:
         if failure is not None:
             report = not_compiled(problem.id, mode, failure, on_event)
         else:
-            report = self._grade_in_sandbox(problem, source, mode, on_event, display)
+            report = self._grade_in_sandbox(problem, source, mode, on_event, display, cancel)
         report.duration_s = round(time.monotonic() - started, 3)
         report.versions = self.versions()
         report.problem_digest = problem.digest
@@ -70,7 +73,13 @@ class Judge:
         return report
 
     def _grade_in_sandbox(
-        self, problem: Problem, source: str, mode: str, on_event: EventSink | None, display: str
+        self,
+        problem: Problem,
+        source: str,
+        mode: str,
+        on_event: EventSink | None,
+        display: str,
+        cancel: threading.Event | None = None,
     ) -> Report:
         try:
             checker_zygote = self._warm()
@@ -83,6 +92,7 @@ class Judge:
                 display,
                 self.settings,
                 on_event,
+                cancel,
                 on_runner_fault=self._discard_runner,  # a GPU runner's fault: that runner only
             )
         except JudgeError:
