@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Literal
 
@@ -55,6 +56,12 @@ class ProblemMeta(Strict):
         pattern=r"^[A-Za-z0-9_.-]+\.py$", description="Learner's file name under practice/solutions/."
     )
     tags: list[str] = Field(default_factory=list, description="Topics, for search and listing.")
+    needs: list[str] = Field(
+        default_factory=list,
+        description="Python packages the exercise needs beyond the judge's own, each installed with the "
+        "pyproject extra of the same name (pip install -e '.[triton]'), e.g. ['triton']. A judge without one "
+        "lists the exercise as needing it and refuses submissions for it.",
+    )
     limits: Limits = Field(default_factory=Limits)
     tolerances: dict[str, Tolerance] = Field(
         default_factory=dict, description="Per-dtype tolerances, keyed by dtype name ('float32')."
@@ -78,7 +85,7 @@ class Verdict(str, enum.Enum):
         return len(Verdict) - list(Verdict).index(self)
 
     @classmethod
-    def worst(cls, verdicts) -> Verdict:
+    def worst(cls, verdicts: Iterable[Verdict]) -> Verdict:
         return max(verdicts, key=lambda v: v.severity, default=cls.accepted)
 
 

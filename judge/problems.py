@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import re
 import tomllib
 from dataclasses import dataclass
@@ -12,8 +13,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from judge.catalog import say
-from judge.errors import ProblemInvalid, UnknownProblem
-from judge.models import ProblemMeta, Verdict
+from judge.errors import CannotJudgeHere, ProblemInvalid, UnknownProblem
+from judge.models import Mode, ProblemMeta, Verdict
 
 FOLDER = re.compile(r"^(?P<id>[0-9]{1,4})-(?P<slug>[a-z0-9][a-z0-9-]*)$")
 EXPECT = re.compile(r"^#\s*expect:\s*(?P<verdict>[a-z_]+)\s*$")
@@ -58,7 +59,7 @@ class Problem:
             h.update(path.relative_to(self.root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
         return h.hexdigest()
 
-    def test_files(self, mode: str) -> list[Path]:
+    def test_files(self, mode: Mode) -> list[Path]:
         names = ["test_public.py"] if mode == "run" else ["test_public.py", "test_hidden.py"]
         return [self.tests_dir / n for n in names if (self.tests_dir / n).exists()]
 
@@ -118,3 +119,21 @@ class ProblemSet:
             known = ", ".join(self._by_id) or "none"
             raise UnknownProblem(say("usage.unknown_problem", id=problem_id, known=known))
         return problem
+
+
+def missing_needs(problem: Problem) -> list[str]:
+    """The packages the exercise needs (problem.toml `needs`) that this Python cannot import."""
+    return [name for name in problem.meta.needs if importlib.util.find_spec(name) is None]
+
+
+def require_needs(problem: Problem, on_server: bool = False) -> None:
+    """Refuse (nothing judged) an exercise whose packages are missing here: a learner's judge says which extra to
+    install; a server says it cannot judge the exercise (the learner cannot install anything there)."""
+    missing = missing_needs(problem)
+    if not missing:
+        return
+    names = ", ".join(missing)
+    if on_server:
+        raise CannotJudgeHere(say("needs.server", id=problem.id, names=names))
+    install = say("needs.install", extras=",".join(missing))
+    raise CannotJudgeHere(say("needs.missing", id=problem.id, names=names, install=install))

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import get_args
 
 from judge.catalog import say
 from judge.errors import JudgeError
 from judge.events import EventSink
 from judge.flags import report_flags
 from judge.grading import grade_once
-from judge.models import Fault, Report, Verdict
+from judge.models import Fault, Mode, Report, Verdict
 from judge.precheck import compile_failure, not_compiled
-from judge.problems import Problem, ProblemSet
+from judge.problems import Problem, ProblemSet, require_needs
 from judge.runners import Runner
 from judge.runners.base import WORKER_PRELOAD
 from judge.runners.make import make_runner
@@ -46,7 +47,7 @@ class Judge:
         self,
         problem_id: str,
         source_code: str | bytes,
-        mode: str = "submit",
+        mode: Mode = "submit",
         on_event: EventSink | None = None,
         display_name: str | None = None,
         cancel: threading.Event | None = None,
@@ -54,9 +55,11 @@ class Judge:
         """Judge one submission. Learner mistakes become verdicts; only bad requests raise JudgeError.
 
         cancel: setting it stops the judgement at once (its report then says nothing useful; the caller drops it)."""
-        if mode not in ("submit", "run"):
+        if mode not in get_args(Mode):  # callers outside the type checker's sight (a request, a command line)
             raise JudgeError(say("usage.bad_mode", mode=repr(mode)))
         problem = self.problem(problem_id)
+        if self.settings.sandbox != "docker":  # a container image brings its own packages
+            require_needs(problem)
         source = check_source(source_code, min(problem.meta.limits.source_kib << 10, self.settings.max_source_bytes))
         display = display_name or problem.meta.solution_file
         started = time.monotonic()
@@ -76,7 +79,7 @@ class Judge:
         self,
         problem: Problem,
         source: str,
-        mode: str,
+        mode: Mode,
         on_event: EventSink | None,
         display: str,
         cancel: threading.Event | None = None,
@@ -146,8 +149,9 @@ class Judge:
             if runner is None or not runner.alive:
                 if runner is not None:
                     runner.close()
-                worker_zygote = self._zygotes[0] if self._zygotes else None
-                runner = self._runners[key] = make_runner(key, self.settings, worker_zygote)
+                if self._zygotes is None:  # every caller warms first; a runner without its zygote is a bug here
+                    raise RuntimeError("the judge's zygotes were not started before its runners")
+                runner = self._runners[key] = make_runner(key, self.settings, self._zygotes[0])
             return runner
 
     def _discard_runner(self, key: str) -> None:
@@ -174,5 +178,5 @@ class Judge:
     def __enter__(self) -> Judge:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

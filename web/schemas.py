@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judge.models import Limits, PublicReport, Titles
+from judge.models import Limits, Mode, PublicReport, Titles
 
 
 class ProblemSummary(BaseModel):
@@ -17,6 +17,11 @@ class ProblemSummary(BaseModel):
     chapter: str
     device: str
     tags: list[str]
+    needs: list[str] = Field(default_factory=list, description="Packages the exercise needs (problem.toml `needs`).")
+    missing: list[str] = Field(
+        default_factory=list,
+        description="Those of `needs` this server lacks: it lists the exercise but refuses submissions for it (409).",
+    )
 
 
 class Statement(BaseModel):
@@ -33,6 +38,8 @@ class ProblemDetail(ProblemSummary):
     limits: Limits
     public_tests: str = Field(description="Source of tests/test_public.py (what Run executes).")
     probes: str = Field(description="Source of tests/probes.py: what the tests call in your code (not secret).")
+    public_tests_html: str = Field("", description="public_tests highlighted with Pygments (classes of /pygments.css).")
+    probes_html: str = Field("", description="probes highlighted with Pygments (classes of /pygments.css).")
 
 
 class SubmissionIn(BaseModel):
@@ -40,7 +47,7 @@ class SubmissionIn(BaseModel):
 
     problem_id: str = Field(max_length=16)
     code: str
-    mode: Literal["run", "submit"]
+    mode: Mode
     file_name: str | None = Field(
         None,
         pattern=r"^[A-Za-z0-9_.-]{1,100}\.py$",
@@ -51,14 +58,14 @@ class SubmissionIn(BaseModel):
 
 class Accepted(BaseModel):
     id: str = Field(description="Unguessable; whoever holds it may read the submission and its events.")
-    status: Literal["queued", "running", "done"]
+    status: Literal["queued", "running", "done", "cancelled"]
 
 
 class SubmissionOut(BaseModel):
     id: str
     problem_id: str
-    mode: Literal["run", "submit"]
-    status: Literal["queued", "running", "done"]
+    mode: Mode
+    status: Literal["queued", "running", "done", "cancelled"]
     created_at: datetime
     finished_at: datetime | None
     report: PublicReport | None = Field(description="The public report in the asked language; null until done.")
@@ -69,13 +76,16 @@ class SubmissionOut(BaseModel):
 class HistoryEntry(BaseModel):
     id: str
     problem_id: str
-    mode: Literal["run", "submit"]
-    status: Literal["queued", "running", "done"]
+    mode: Mode
+    status: Literal["queued", "running", "done", "cancelled"]
     created_at: datetime
     finished_at: datetime | None
     verdict: str | None
     passed: int | None
     total: int | None
+    tiers: dict[str, str] = Field(
+        default_factory=dict, description="As in the report: a skipped tier (no GPU here) leaves it unsolved."
+    )
 
 
 class ErrorOut(BaseModel):

@@ -21,7 +21,8 @@ from judge.cli.learner_io import (
 from judge.cli.render import LiveMarks, print_report
 from judge.errors import JudgeError
 from judge.i18n import Lang
-from judge.models import Verdict
+from judge.models import Mode, PublicReport, Report, Verdict
+from judge.problems import Problem
 from judge.settings import Settings
 
 
@@ -32,23 +33,17 @@ def run_problem(
         from judge.cli.server_client import run_remote  # noqa: PLC0415 - httpx only when asked for
 
         return run_remote(problem_id, path, as_json, public, server, settings)
-    from judge.service import Judge  # noqa: PLC0415 - keeps `--help` and `--list` instant
+    from judge.problems import ProblemSet  # noqa: PLC0415 - keeps `--help` instant
 
     lang, (out, err) = settings.lang, consoles()
     files = LearnerFiles(settings.solutions_dir, lang)
-    with Judge(settings) as judge:
-        problem = judge.problem(problem_id)
-        target = learner_target(problem, path, files, err, lang)
-        source = read_submission(target, settings.max_source_bytes)
-        if not as_json:
-            announce(err, problem, target, public, lang)
-        report = judge.grade(
-            problem.id,
-            source,
-            mode="run" if public else "submit",
-            on_event=None if as_json else LiveMarks(out, lang),
-            display_name=target.name,
-        )
+    problem = ProblemSet(settings.problems_dir).get(problem_id)
+    target = learner_target(problem, path, files, err, lang)
+    source = read_submission(target, settings.max_source_bytes)
+    if not as_json:
+        announce(err, problem, target, public, lang)
+    marks = None if as_json else LiveMarks(out, lang)
+    report = _grade(settings, problem, source, "run" if public else "submit", marks, target.name, err)
     public_report = report.public(lang)
     if path is None or target.resolve() == files.path(problem).resolve():
         files.record(problem, source, report.verdict, report.mode)
@@ -62,7 +57,24 @@ def run_problem(
     return EXIT_ACCEPTED if report.verdict == Verdict.accepted else EXIT_REJECTED
 
 
-def _notices(err: Console, report, lang: Lang) -> None:
+def _grade(
+    settings: Settings, problem: Problem, source: bytes, mode: Mode, marks: LiveMarks | None, name: str, err: Console
+) -> Report:
+    """Through the learner's warm local judge when there is one to use (judge.cli.daemon), else in this process:
+    the same Judge.grade either way, so the same report, output and exit status."""
+    if settings.daemon:
+        from judge.cli import daemon_client  # noqa: PLC0415
+
+        report = daemon_client.grade(settings, problem, source, mode, marks, name, err, settings.lang)
+        if report is not None:
+            return report
+    from judge.service import Judge  # noqa: PLC0415 - only when judging here
+
+    with Judge(settings) as judge:
+        return judge.grade(problem.id, source, mode=mode, on_event=marks, display_name=name)
+
+
+def _notices(err: Console, report: Report, lang: Lang) -> None:
     missing = sorted(name for name, state in report.run.layers.items() if state != "active")
     if missing:
         err.print(say("cli.layers_missing", layers=", ".join(missing)).get(lang))
@@ -71,7 +83,7 @@ def _notices(err: Console, report, lang: Lang) -> None:
         err.print(say("cli.internal", what=what).get(lang))
 
 
-def internal_error_report(problem_id: str, public: bool, lang: Lang):
+def internal_error_report(problem_id: str, public: bool, lang: Lang) -> PublicReport:
     from judge.models import Report  # noqa: PLC0415
 
     return Report(
@@ -86,14 +98,23 @@ def internal_error_report(problem_id: str, public: bool, lang: Lang):
 
 
 def list_problems(settings: Settings) -> int:
-    from judge.problems import ProblemSet  # noqa: PLC0415
+    from judge.problems import ProblemSet, missing_needs  # noqa: PLC0415
 
     files = LearnerFiles(settings.solutions_dir, settings.lang)
     console = Console(soft_wrap=True)
     for problem in ProblemSet(settings.problems_dir).all():
         title = problem.meta.title.en if settings.lang == "en" else problem.meta.title.zh
+        missing = missing_needs(problem)  # e.g. 107 without Triton: say so, and which extra installs it
+        needs = (
+            "  "
+            + say("list.needs", names=", ".join(missing)).get(settings.lang)
+            + ": "
+            + say("needs.install", extras=",".join(missing)).get(settings.lang)
+            if missing
+            else ""
+        )
         console.print(
-            f"{problem.id:>4}  {title}  ({problem.meta.difficulty})  [{files.state(problem)}]",
+            f"{problem.id:>4}  {title}  ({problem.meta.difficulty})  [{files.state(problem)}]{needs}",
             highlight=False,
             markup=False,
         )

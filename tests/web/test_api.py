@@ -13,7 +13,7 @@ def test_problem_list_has_the_contract_fields(client):
     problems = client.get("/api/problems").json()
     assert {"100", "101"} <= {p["id"] for p in problems}
     first = problems[0]
-    assert set(first) == {"id", "title", "difficulty", "chapter", "device", "tags"}
+    assert set(first) == {"id", "title", "difficulty", "chapter", "device", "tags", "needs", "missing"}
     assert set(first["title"]) == {"zh", "en"}
 
 
