@@ -26,8 +26,9 @@ def last_event_id(request: Request) -> int:
     "/submissions/{submission_id}/events",
     responses={404: {"model": ErrorOut}},
     response_class=EventSourceResponse,
-    description="Server-sent events: `queued` (position), `running`, `collected` (total), `case` (one per "
-    "finished case), `done` (the final submission with its report), then the stream closes. "
+    description="Server-sent events: `queued` (position), `running`, `collected` (total), `case_started` (the "
+    "public case now running, by name; once, with no name, when hidden cases begin), `case` (one per "
+    "finished case), `done` (the final submission with its report) or `cancelled`, then the stream closes. "
     "Reconnect with Last-Event-ID to get only what came after.",
 )
 async def events(submission_id: str, request: Request, lang: Literal["zh", "en"] | None = LangQuery):
@@ -51,7 +52,7 @@ async def events(submission_id: str, request: Request, lang: Literal["zh", "en"]
                         data=json.dumps(event_data(event, reader, sub), ensure_ascii=False),
                     )
                     after = event.id
-                    if event.kind == "done":
+                    if event.kind in ("done", "cancelled"):
                         return
                 await subscription.wait(POLL_S)
         finally:
