@@ -7,7 +7,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judge.models import Limits, PublicReport, Titles
+from judge.models import Limits, Mode, PublicReport, Titles
 
 
 class ProblemSummary(BaseModel):
@@ -17,6 +17,11 @@ class ProblemSummary(BaseModel):
     chapter: str
     device: str
     tags: list[str]
+    needs: list[str] = Field(default_factory=list, description="Packages the exercise needs (problem.toml `needs`).")
+    missing: list[str] = Field(
+        default_factory=list,
+        description="Those of `needs` this server lacks: it lists the exercise but refuses submissions for it (409).",
+    )
 
 
 class Statement(BaseModel):
@@ -42,7 +47,7 @@ class SubmissionIn(BaseModel):
 
     problem_id: str = Field(max_length=16)
     code: str
-    mode: Literal["run", "submit"]
+    mode: Mode
     file_name: str | None = Field(
         None,
         pattern=r"^[A-Za-z0-9_.-]{1,100}\.py$",
@@ -59,7 +64,7 @@ class Accepted(BaseModel):
 class SubmissionOut(BaseModel):
     id: str
     problem_id: str
-    mode: Literal["run", "submit"]
+    mode: Mode
     status: Literal["queued", "running", "done", "cancelled"]
     created_at: datetime
     finished_at: datetime | None
@@ -71,7 +76,7 @@ class SubmissionOut(BaseModel):
 class HistoryEntry(BaseModel):
     id: str
     problem_id: str
-    mode: Literal["run", "submit"]
+    mode: Mode
     status: Literal["queued", "running", "done", "cancelled"]
     created_at: datetime
     finished_at: datetime | None
