@@ -54,8 +54,10 @@ def test_rms_norm_schema_is_functional(probe):
     )
 
 
-def test_kv_write_eager_writes_in_place(probe, make_kv, check_kv):
-    inputs = make_kv(1, 8, (4,), 3, F32)
+# Caches of rank 2 and of other ranks: one slot is a row of any shape, a scalar included (1-D caches).
+@pytest.mark.parametrize("trailing", [(4,), ()], ids=["2d-caches", "1d-caches"])
+def test_kv_write_eager_writes_in_place(probe, make_kv, check_kv, trailing):
+    inputs = make_kv(1, 8, trailing, 3, F32)
     obs = probe("kv_write_eager", *inputs, hint=msg("eager 调用 kv_write 时出错", "an eager call of kv_write failed"))
     check_kv(obs, inputs, EAGER_KV)
     assert obs["returned"] is None, msg(
