@@ -5,11 +5,14 @@ must never hold one. CPython 3.11 hands frames out through `sys._getframe` and t
 `gi_frame`, `cr_frame`, `ag_frame` (each raises an audit event; `f_back` does not, so the first frame is the
 one to refuse). The guard asks `allowed(requester)` about the frame whose code asked, walking to its callers:
 
-- the first frame met that is a CONSUMER (a helper that takes frames and gives its caller only text or
-  summaries: traceback.print_exc / format_stack, logging's caller lookup; in torch, any function but the
-  few PASSERS that return frames) allows it, provided the consumer runs with its own module's globals (not a
+- the first frame met that is a CONSUMER allows it: a named helper (CONSUMERS: the traceback formatters,
+  logging's caller lookup, warnings, and the few torch helpers a valid solution reaches) that takes frames and
+  gives its caller only text or summaries, provided the consumer runs with its own module's globals (not a
   function rebuilt on its code with globals the learner chose) and the guard finds the modules consumers call
-  into unchanged;
+  into unchanged. Every other function, torch's included, is not a consumer: the walk goes on to its caller,
+  so a helper that hands frames on (torch._jit_internal.createResolutionCallbackFromFrame, inspect.stack,
+  fx's and dynamo's user-frame lookups) is refused when learner code called it. Deny by default: a helper
+  missing from the list costs a refusal, never a frame;
 - the first frame met that is learner code (any code whose file is not under the interpreter's, the
   site-packages', the judge's or the probes' paths) refuses it: so `inspect.currentframe()`, `inspect.stack()`
   or `traceback.walk_stack()` called by a learner's kernel are refused (they hand the frame up to it),
@@ -49,17 +52,11 @@ CONSUMERS = frozenset(
         ("torch.library", "Library._register_fake"),
         ("torch._library.utils", "get_source"),
         ("torch.fx.experimental.symbolic_shapes", "ShapeEnv._get_stack_summary"),
+        ("torch.fx.experimental.symbolic_shapes", "expect_true"),  # the caller's file and line, as text
+        ("torch._custom_op.impl", "CustomOp._register_impl"),  # the registering line, as text
+        ("torch.fx.proxy", "Proxy.__iter__"),  # reads the calling code's bytecode (fx tracing a loop)
+        ("torch.fx.proxy", "Proxy.__bool__"),
         ("torch._dynamo.guards", "GuardBuilder._set_guard_export_info"),
-    }
-)
-# Functions that hand a frame to their caller: the caller decides. In torch, every other function is taken to
-# consume the frames it asks for (torch asks for them everywhere: guards, shape environments, fake tensors).
-PASSERS = frozenset(
-    {
-        ("torch.fx.experimental.symbolic_shapes", "ShapeEnv._get_user_frame"),
-        ("torch.fx.experimental.symbolic_shapes", "_find_user_code_frame"),
-        ("torch.fx.proxy", "TracerBase._find_user_frame"),
-        ("torch._dynamo.bytecode_debugger", "BytecodeDebugger._find_frame_for_code"),
     }
 )
 LEARNER, TRUSTED, CONSUMER = range(3)
@@ -120,10 +117,8 @@ def make_classifier(
 ):
     """classify(frame) -> (LEARNER | TRUSTED | CONSUMER, module name). Names are bound now, before the import,
     and nothing it calls is the learner's (exact types are checked before any comparison)."""
-    consumers, passers = frozenset(CONSUMERS), frozenset(PASSERS)
+    consumers = frozenset(CONSUMERS)
     learner_names = frozenset(learner_names)
-    torch_module = sys.modules.get("torch")
-    torch_dir = os.path.dirname(torch_module.__file__) + os.sep if torch_module else "\0"
 
     def classify(frame) -> int:
         code = frame.f_code
@@ -135,7 +130,7 @@ def make_classifier(
         if _type(name) is not _str:
             return TRUSTED, None
         key = (name, code.co_qualname)
-        if key not in consumers and (key in passers or not filename.startswith(torch_dir)):
+        if key not in consumers:  # deny by default: only a named consumer ends the walk with a frame
             return TRUSTED, name
         module = _modules.get(name)
         if _type(module) is not _module or _module_dict(module) is not globals_:

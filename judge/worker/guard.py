@@ -329,8 +329,12 @@ def _make_hook(
                     if where is not None:
                         _report(where)
                     send(args[0] if where is None else args[1])
-                else:
+                else:  # the frame, and whether the trusted code is intact as the next probe starts
                     args[0].append(receive_frame())
+                    where = tampered()
+                    if where is not None:
+                        _report(where)
+                    args[0].append(where is None)
             finally:
                 if was_on:
                     _gc_enable()

@@ -23,6 +23,8 @@ def serve(
     _exit=os._exit,
     _gc_disable=gc.disable,
     _gc_enable=gc.enable,
+    _gc_collect=gc.collect,
+    _gc_freeze=gc.freeze,
     _decode=decode,
     _closed=ChannelClosed,
     _send=guard.SEND,
@@ -30,9 +32,14 @@ def serve(
 ) -> None:
     """The only frame that may send or receive on the channel (see judge.worker.guard): it does both inline.
 
-    Everything it calls is bound before the submission runs. Between a probe's return and the next
-    probe's start the garbage collector is off, so no code of the learner's runs there: the guard's
-    check before each reply then also vouches for the decoding of the next request."""
+    Everything it calls is bound before the submission runs. No code of the learner's may run between the
+    guard's check of a reply and the start of the next probe (a finalizer there could swap a probe's helper
+    and put it back before the next check). So, before each check, the loop drops everything of a probe's it
+    holds (the request, the reply; a finalizer or weakref callback on them runs now), collects the young
+    generations (their finalizers run now too) and freezes the heap (gc.freeze: a cycle still left is never
+    collected, so its finalizer never runs; a full collection costs half a second with torch loaded), and the
+    collector stays off until the next probe is called. The guard also checks its snapshot when a request
+    arrives, before the probe starts."""
     call, reply_frame = _call, _reply_frame
     job = WorkerPayload.from_wire(payload)
     display, (solution_path, probes_path) = job.display_name, job.paths()
@@ -60,21 +67,31 @@ def serve(
             _exit(EXIT_MEMORY)
         failure = {"import": "error", **describe(exc, display)}
     _gc_disable()
+    _gc_collect(1)  # what the import left for the collector is finalized now, before the check, or never
+    _gc_freeze()
     _audit(_send, reply_frame(failure or {"import": "ok", "fence": fence}), tampered)
     while failure is None:
         box: list = []
-        _audit(_recv, box)
+        _audit(_recv, box)  # [frame or None, whether the snapshot was intact when it arrived]
         if box[0] is None:
             return
+        if not box[1]:
+            _audit(_send, tampered, tampered)
+            continue
         try:
             request = _decode(box[0])
         except _closed:
             return
+        del box
         _gc_enable()
         reply = call(probes, solution, request, display)
         _gc_disable()
-        _audit(_send, reply_frame(reply), tampered)
-
+        frame = reply_frame(reply)
+        del request, reply  # anything of the learner's they hold dies now, before the check below
+        _gc_collect(1)  # and cycles: their finalizers run now, before the check, or never (frozen)
+        _gc_freeze()
+        _audit(_send, frame, tampered)
+        del frame
 
 def _gpu_budget() -> None:
     """A GPU job's device-memory budget (judge.runners.base.GPU_MEMORY_ENV): the share of its GPU torch may hold."""

@@ -173,3 +173,35 @@ def test_frame_policy_refuses_learner_code_and_allows_text_helpers():
         "print_exc": "ok",
         "logging": "ok",
     }, out.stderr[-2000:]
+
+
+TORCH_FRAMES_SCRIPT = (
+    FRAME_POLICY_SCRIPT.replace(
+        "import inspect,", "import torch, torch.fx, torch.fx.experimental.symbolic_shapes, inspect,"
+    )
+    .replace('namespace = {"sys": sys,', 'namespace = {"torch": torch, "sys": sys,')
+    .replace(
+        'attempt("format_stack", traceback.format_stack),',
+        'attempt("jit_resolution", lambda: torch._jit_internal.createResolutionCallbackFromFrame(0)("run")),'
+        ' attempt("jit_class_name", lambda: torch._jit_internal.get_class_name_lineno(run)),'
+        ' attempt("fx_user_frame", torch.fx.experimental.symbolic_shapes._find_user_code_frame),'
+        ' attempt("fx_wrap", lambda: torch.fx.wrap("len")),'
+        ' attempt("format_stack", traceback.format_stack),',
+    )
+)
+
+
+def test_frame_policy_denies_torch_helpers_by_default():
+    """Deny by default: a torch function is not a consumer unless named, so the helpers that hand frames (or a
+    resolver over a frame's locals and globals) on to their caller are refused when learner code calls them."""
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", TORCH_FRAMES_SCRIPT], capture_output=True, text=True, timeout=300)
+    seen = dict(item.split("=") for item in out.stdout.split())
+    assert {name: seen.get(name) for name in ("jit_resolution", "jit_class_name", "fx_user_frame", "fx_wrap")} == {
+        "jit_resolution": "refused",
+        "jit_class_name": "refused",
+        "fx_user_frame": "refused",
+        "fx_wrap": "refused",
+    }, out.stdout + out.stderr[-2000:]
+    assert seen["format_stack"] == seen["print_exc"] == seen["logging"] == "ok", out.stdout
