@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import math
 import secrets
 from http.cookies import SimpleCookie
 
 from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 LEARNER_COOKIE = "practice_learner"
 LANG_COOKIE = "practice_lang"  # set by the page's zh/en switch (readable by the page's script)
@@ -23,7 +25,7 @@ DOCS_CSP = (
 YEAR = 365 * 24 * 3600
 
 
-def cookies(scope) -> dict[str, str]:
+def cookies(scope: Scope) -> dict[str, str]:
     jar = SimpleCookie()
     for name, value in scope.get("headers", ()):
         if name == b"cookie":
@@ -34,11 +36,88 @@ def cookies(scope) -> dict[str, str]:
     return {key: morsel.value for key, morsel in jar.items()}
 
 
+BODY_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+
+
+async def read_body(receive: Receive) -> bytes:
+    """The whole request body (capped by the receive it reads from)."""
+    chunks = []
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            break
+    return b"".join(chunks)
+
+
+def replay(body: bytes, receive: Receive) -> Receive:
+    """receive() for the app: the body read already, then what the server sends next (a disconnect)."""
+    sent = False
+
+    async def again() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return again
+
+
+class NotJsonNumber(ValueError):
+    """NaN, Infinity, or a number too large for a float (1e999 reads as inf)."""
+
+
+def _refuse_constant(name: str) -> float:
+    raise NotJsonNumber(f"{name}, which is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise NotJsonNumber(f"{text[:20]}, a number out of range")
+    return value
+
+
+def unencodable(body: bytes) -> str | None:
+    """Why a JSON body cannot be taken (a lone surrogate or a non-finite number anywhere in it), or None.
+
+    Python's json reads `"\\ud800"` and `NaN` without complaint, and neither can be stored or written back
+    out as JSON: refused here, with 422, before any route or error message handles them. A body that is not
+    JSON at all is left to the route (FastAPI answers 422 for it)."""
+    try:
+        data = json.loads(body, parse_constant=_refuse_constant, parse_float=_finite)
+    except NotJsonNumber as exc:
+        return f"the body holds {exc}"
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    except ValueError:  # an integer of more digits than int() reads
+        return "the body holds a number too long to read"
+    except RecursionError:
+        return "the body is nested too deeply"
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            try:
+                item.encode("utf-8")
+            except UnicodeEncodeError:
+                return "the body holds a lone surrogate (\\ud800-\\udfff), which is not text"
+        elif isinstance(item, dict):
+            stack.extend(item.keys())
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return None
+
+
 class WebMiddleware:
-    def __init__(self, app, max_body: int):
+    def __init__(self, app: ASGIApp, max_body: int):
         self.app, self.max_body = app, max_body
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         jar = cookies(scope)
@@ -55,9 +134,19 @@ class WebMiddleware:
         scope["state"]["lang_cookie"] = jar.get(LANG_COOKIE)
         if self._too_large(scope):
             return await self._reject(send, 413, f"the request body is over {self.max_body} bytes")
+        receive = self._capped(receive)
+        if scope.get("method") in BODY_METHODS:
+            try:
+                body = await read_body(receive)
+            except HTTPException as exc:
+                return await self._reject(send, exc.status_code, str(exc.detail))
+            problem = unencodable(body)
+            if problem is not None:
+                return await self._reject(send, 422, problem)
+            receive = replay(body, receive)
         docs = scope["path"] == "/docs"
 
-        async def send_with_headers(message):
+        async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
                 headers += [
@@ -76,13 +165,13 @@ class WebMiddleware:
                 message = {**message, "headers": headers}
             await send(message)
 
-        await self.app(scope, self._capped(receive), send_with_headers)
+        await self.app(scope, receive, send_with_headers)
 
-    def _capped(self, receive):
+    def _capped(self, receive: Receive) -> Receive:
         """receive() that counts body bytes as they stream in: a chunked body has no Content-Length to check."""
         seen = 0
 
-        async def capped():
+        async def capped() -> Message:
             nonlocal seen
             message = await receive()
             if message["type"] == "http.request":
@@ -93,13 +182,13 @@ class WebMiddleware:
 
         return capped
 
-    def _too_large(self, scope) -> bool:
+    def _too_large(self, scope: Scope) -> bool:
         for name, value in scope.get("headers", ()):
             if name == b"content-length":
                 return not value.isdigit() or int(value) > self.max_body
         return False
 
-    async def _reject(self, send, status: int, detail: str) -> None:
+    async def _reject(self, send: Send, status: int, detail: str) -> None:
         body = json.dumps({"detail": detail}).encode()
         await send(
             {

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Literal
+from collections.abc import AsyncIterator
 
 from anyio import to_thread
 from fastapi import APIRouter, HTTPException, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
+from judge.i18n import Lang
 from web.api import LangQuery, reader_lang, service
 from web.projection import event_data
 from web.schemas import ErrorOut
@@ -17,9 +18,16 @@ router = APIRouter(prefix="/api")
 POLL_S = 2.0  # the store is the truth; a wake-up only saves waiting for the next poll
 
 
+FINAL = ("done", "cancelled")
+MAX_EVENT_ID_DIGITS = 18  # below 2**63: what any store's integer key holds
+
+
 def last_event_id(request: Request) -> int:
+    """The Last-Event-ID header as a number, or 0 (replay from the start) for anything but ASCII digits: `²` is a
+    digit to str.isdigit() and not to int(), and 10**30 overflows a database's integer."""
     value = request.headers.get("last-event-id", "")
-    return int(value) if value.isdigit() else 0
+    digits = value.isascii() and value.isdigit() and len(value) <= MAX_EVENT_ID_DIGITS
+    return int(value) if digits else 0
 
 
 @router.get(
@@ -31,17 +39,23 @@ def last_event_id(request: Request) -> int:
     "finished case), `done` (the final submission with its report) or `cancelled`, then the stream closes. "
     "Reconnect with Last-Event-ID to get only what came after.",
 )
-async def events(submission_id: str, request: Request, lang: Literal["zh", "en"] | None = LangQuery):
+async def events(submission_id: str, request: Request, lang: Lang | None = LangQuery) -> EventSourceResponse:
     svc = service(request)
     if await to_thread.run_sync(svc.store.get, submission_id) is None:
         raise HTTPException(404, "no such submission")
     reader = reader_lang(request, lang)
     after = last_event_id(request)
 
-    async def stream():
+    async def stream() -> AsyncIterator[ServerSentEvent]:
         nonlocal after
         subscription = svc.broadcast.subscribe(submission_id)
         try:
+            if after:  # an id past this submission's last stored event is ignored as if absent: replay from the start
+                stored = await to_thread.run_sync(svc.store.events_after, submission_id, after - 1)
+                if not stored or stored[0].id != after:
+                    after = 0
+                elif len(stored) == 1 and stored[0].kind in FINAL:
+                    after -= 1  # it was the last event: sent again, so a finished stream always ends with it
             while True:
                 stored = await to_thread.run_sync(svc.store.events_after, submission_id, after)
                 for event in stored:
@@ -52,7 +66,7 @@ async def events(submission_id: str, request: Request, lang: Literal["zh", "en"]
                         data=json.dumps(event_data(event, reader, sub), ensure_ascii=False),
                     )
                     after = event.id
-                    if event.kind in ("done", "cancelled"):
+                    if event.kind in FINAL:
                         return
                 await subscription.wait(POLL_S)
         finally:
