@@ -14,7 +14,8 @@ from judge.grading import grade_once
 from judge.models import Fault, Mode, Report, Verdict
 from judge.precheck import compile_failure, not_compiled
 from judge.problems import Problem, ProblemSet, require_needs
-from judge.runners import Runner
+from judge.runners import Runner, canary
+from judge.runners import plan as tier_plans
 from judge.runners.base import WORKER_PRELOAD
 from judge.runners.make import make_runner
 from judge.settings import Settings
@@ -118,8 +119,16 @@ class Judge:
         return judge_versions()
 
     def warm(self) -> Judge:
-        """Start the warm parents now (seconds), so that the first judgement does not pay for them."""
+        """Start the warm parents now (seconds), so that the first judgement does not pay for them.
+
+        A configured GPU runner starts too, and runs its canary (judge.runners.canary)."""
         self._warm()
+        key = tier_plans.gpu_runner(self.settings)
+        if key is not None:
+            try:
+                canary.status(self._runner(key))
+            except Exception:  # noqa: BLE001 - a runner that cannot start is unavailable; judgements say why
+                pass
         return self
 
     def _warm(self) -> ZygoteClient:
