@@ -8,7 +8,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from judge.feedback import as_text, msg
+from judge.feedback import as_text, compare, msg
 
 # The out-variant checks place x and out inside larger buffers. GUARD elements on each side hold
 # CANARY (never a value of silu(a) * b here, and exact in every dtype); so does out before the call,
@@ -88,27 +88,16 @@ def check_accesses(obs, where_zh, where_en):
     assert not found, access_message(found[0], where_zh, where_en)
 
 
-def _bad_values(actual, want, ok, where_zh, where_en, what_zh, what_en):
-    """The message for values that are not close: NaN named as NaN, else the largest error and one index."""
-    flat_ok, got = ok.reshape(-1), actual.double().reshape(-1)
-    nan = torch.isnan(got)
-    if bool(nan.any()):
-        first = int(torch.nonzero(nan)[0])
-        return msg(
-            f"{where_zh}：{what_zh}里出现了 NaN（{int(nan.sum())} 个元素，第一个在展平后的下标 {first}），"
-            "应为 silu(x[..., :d]) * x[..., d:]：检查是否读到了未初始化的内存或 mask 的 other 值",
-            f"{where_en}: NaN appeared in {what_en} ({int(nan.sum())} elements, the first at flat index {first}); "
-            "want silu(x[..., :d]) * x[..., d:]: check for reads of unwritten memory or the mask's other value",
-        )
-    bad = torch.nonzero(~flat_ok)
-    first = int(bad[0]) if bad.numel() else 0
-    worst = float((got - want.reshape(-1)).abs().max()) if got.numel() else 0.0
+def _bad_values(problem, actual, want, dtype, where_zh, where_en, what_zh, what_en):
+    """The message for values that are not close (judge.feedback.compare: how many, the first, the largest error
+    and where, NaN named as NaN), or None."""
+    t = problem.tolerances[str(dtype).removeprefix("torch.")]
+    wrong = compare(actual, want, rtol=t.rtol, atol=t.atol)
+    if wrong is None:
+        return None
     return msg(
-        f"{where_zh}：{what_zh}数值不对（{bad.numel()} 个元素超出容差，最大误差 {worst:.3g}；第一个在展平后的下标 {first}："
-        f"得到 {float(got[first]):.6g}，应为 {float(want.reshape(-1)[first]):.6g}），应为 silu(x[..., :d]) * x[..., d:]",
-        f"{where_en}: wrong values in {what_en} ({bad.numel()} elements outside the tolerance, largest error "
-        f"{worst:.3g}; the first at flat index {first}: got {float(got[first]):.6g}, want "
-        f"{float(want.reshape(-1)[first]):.6g}); want silu(x[..., :d]) * x[..., d:]",
+        f"{where_zh}：{what_zh}数值不对：{wrong.zh}；应为 silu(x[..., :d]) * x[..., d:]",
+        f"{where_en}: wrong values in {what_en}: {wrong.en}; want silu(x[..., :d]) * x[..., d:]",
     )
 
 
@@ -186,7 +175,7 @@ def close(problem):
 
 
 @pytest.fixture(scope="session")
-def check_out(close):
+def check_out(close, problem):
     """check_out(obs, x, where_zh, where_en): one call of the functional operator."""
 
     def check(obs, x, where_zh, where_en):
@@ -215,7 +204,8 @@ def check_out(close):
             f"{where_en}: the kernels left {unwritten} elements of the output unwritten (so its values are wrong): "
             f"{_unwritten_why_en(written)}",
         )
-        assert bool(ok.all()), _bad_values(out, want_values, ok, where_zh, where_en, "输出", "the output")
+        wrong = _bad_values(problem, out, want_values, x.dtype, where_zh, where_en, "输出", "the output")
+        assert bool(ok.all()) and wrong is None, wrong
         assert not obs["x_changed"] and not obs["shares_input_memory"] and obs["contiguous"], msg(
             f"{where_zh}：silu_and_mul 只能读 x，输出应是不与 x 共享内存的新连续张量",
             f"{where_en}: silu_and_mul may only read x; its output must be a new contiguous tensor sharing no memory with x",
@@ -239,7 +229,7 @@ def guarded():
 
 
 @pytest.fixture(scope="session")
-def check_guarded(close):
+def check_guarded(close, problem):
     """check_guarded(obs, x, xbuf, obuf, where_zh, where_en): the guards, every element of out, x untouched."""
 
     def check(obs, x, xbuf, obuf, where_zh, where_en):
@@ -269,7 +259,8 @@ def check_guarded(close):
         region = region.view(out_shape(list(x.shape)))
         want_values = expected(x)
         ok, _worst = close(region, want_values, x.dtype)
-        assert bool(ok.all()), _bad_values(region, want_values, ok, where_zh, where_en, "out 的", "out")
+        wrong = _bad_values(problem, region, want_values, x.dtype, where_zh, where_en, "out 的", "out")
+        assert bool(ok.all()) and wrong is None, wrong
         assert torch.equal(obs["xbuf"], xbuf), msg(
             f"{where_zh}：silu_and_mul_out 修改了 x 或它周围的内存：只能写 out",
             f"{where_en}: silu_and_mul_out changed x or the memory around it: it may only write out",

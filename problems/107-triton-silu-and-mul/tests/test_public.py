@@ -47,7 +47,7 @@ def test_schema(probe, check_schema, name):
 
 
 # The guarded cases first: a kernel that misbehaves is named by them before anything else runs.
-OUT_CASES = [((5, 14), F32), ((3, 200), F32), ((2, 3, 22), BF16)]
+OUT_CASES = [((5, 14), F32), ((3, 100), F32), ((2, 3, 22), BF16)]
 
 
 @pytest.mark.parametrize(
@@ -61,7 +61,7 @@ def test_out_variant_writes_exactly_out(probe, guarded, check_guarded, shape, dt
     )
 
 
-@pytest.mark.parametrize("shape,dtype", [((4, 256), F32), ((2, 3, 96), BF16)], ids=["float32-2d", "bfloat16-3d"])
+@pytest.mark.parametrize("shape,dtype", [((4, 64), F32), ((2, 3, 32), BF16)], ids=["float32-2d", "bfloat16-3d"])
 def test_eager_matches_formula(probe, make_input, check_out, record_property, shape, dtype):
     x = make_input(1, shape, dtype)
     obs = probe("eager", x, hint=EAGER_HINT)
@@ -91,8 +91,8 @@ def test_on_meta_tensors(probe, check_meta, op_hint):
 
 TIERS = [pytest.param("cpu", id="cpu"), pytest.param("cuda", id="cuda", marks=pytest.mark.gpu)]
 # Triton's interpreter runs one program after another in Python: the CPU tier's sizes are small.
-COMPILE_SHAPES = {"cpu": [(4, 256), (8, 128), (2, 512)], "cuda": [(4, 2048), (8, 1024), (2, 4096)]}
-OPCHECK_SHAPE = {"cpu": (2, 64), "cuda": (4, 2048)}
+COMPILE_SHAPES = {"cpu": [(4, 64), (8, 32), (2, 128)], "cuda": [(4, 2048), (8, 1024), (2, 4096)]}
+OPCHECK_SHAPE = {"cpu": (2, 16), "cuda": (4, 2048)}
 
 
 def _on(tier, request):
