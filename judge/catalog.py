@@ -180,6 +180,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     # -- integrity --
     # -- learner loop: CLI, daemon, source --
+    "list.row": ("{id}  {title}（{difficulty}）  [{state}]", "{id}  {title}  ({difficulty})  [{state}]"),
+    "list.easy": ("简单", "easy"),
+    "list.medium": ("中等", "medium"),
+    "list.hard": ("困难", "hard"),
     "usage.unreadable": ("无法读取文件 {path}：{why}", "cannot read {path}: {why}"),
     "usage.os_error": ("无法访问 {path}：{why}", "cannot access {path}: {why}"),
     "daemon.lost": (
@@ -196,6 +200,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "已空闲 {idle:g} 秒（空闲 {limit:g} 秒后结束）；套接字 {socket}",
         "warm local judge {pid}: problems {problems}, judge {judge}, torch {torch}; {busy} judging, idle for "
         "{idle:g} s (ends after {limit:g} s idle); socket {socket}",
+    ),
+    "daemon.changing": (
+        "常驻判题进程刚启动就过时了（判题系统或题目的文件还在改动？）；改在本进程里判题",
+        "the warm local judge was out of date as soon as it started (are the judge's or the exercise's files "
+        "still being edited?); judging in this process instead",
     ),
     "daemon.none": ("没有正在运行的常驻判题进程", "no warm local judge is running"),
     "daemon.stopped": ("已结束 {n} 个常驻判题进程", "stopped {n} warm local judge(s)"),

@@ -36,3 +36,9 @@ class Settings(BaseSettings):
     gpu_image: str = Field("practice-judge:gpu-runner", description="GPU runner image (Dockerfile target gpu-runner).")
     docker_slots: int = Field(1, ge=1, description="CPU runner containers (each judges one submission at a time).")
     docker_memory_mib: int = Field(4096, gt=0, description="Memory of each runner container (zygote plus one job).")
+    # The learner's warm local judge (judge/cli/daemon.py); none of these changes a verdict.
+    daemon: bool = Field(True, description="The CLI judges through a warm judge process of the learner's own.")
+    daemon_idle: float = Field(900, gt=0, description="Seconds the warm local judge waits idle before it ends.")
+    daemon_dir: Path | None = Field(
+        None, description="Folder of its socket (default: $XDG_RUNTIME_DIR, else a private folder under /tmp)."
+    )

@@ -1,5 +1,8 @@
 """Shared fixtures for the judge's own tests."""
 
+import os
+import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -8,6 +11,22 @@ from judge import Judge
 from judge.settings import Settings
 
 FIXTURE_PROBLEMS = Path(__file__).parent / "fixtures" / "problems"
+# Every CLI the tests start judges in-process unless a test asks for the warm local judge; those it starts live
+# in a folder of this session's own (never the developer's), and the session stops them all when it ends.
+os.environ["PRACTICE_DAEMON"] = "0"
+DAEMON_DIR = Path(tempfile.mkdtemp(prefix="practice-daemons-"))
+os.environ["PRACTICE_DAEMON_DIR"] = str(DAEMON_DIR)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def no_daemon_outlives_the_session():
+    yield
+    from judge.cli.daemon_client import stop_all
+
+    stop_all(Settings(daemon_dir=DAEMON_DIR))
+    shutil.rmtree(DAEMON_DIR, ignore_errors=True)
+
+
 # The fixture problems' own tests run inside the judge's checker, never in this session.
 collect_ignore_glob = ["fixtures/*"]
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
-from judge.catalog import say
+from judge.catalog import MESSAGES, say
 from judge.i18n import Lang
-from judge.models import Verdict
+from judge.models import Mode, Verdict
 from judge.problems import Problem
 
 LEDGER = ".last-verdicts.json"
@@ -21,13 +22,14 @@ class LearnerFiles:
     def path(self, problem: Problem) -> Path:
         return self.folder / problem.meta.solution_file
 
-    def _ledger(self) -> dict:
+    def _ledger(self) -> dict[str, Any]:
         try:
-            return json.loads((self.folder / LEDGER).read_text(encoding="utf-8"))
+            ledger = json.loads((self.folder / LEDGER).read_text(encoding="utf-8"))
         except (OSError, ValueError):
             return {}
+        return ledger if isinstance(ledger, dict) else {}  # a ledger edited by hand into something else
 
-    def record(self, problem: Problem, source: bytes, verdict: Verdict, mode: str) -> None:
+    def record(self, problem: Problem, source: bytes, verdict: Verdict, mode: Mode) -> None:
         ledger = self._ledger()
         ledger[problem.id] = {"sha256": hashlib.sha256(source).hexdigest(), "verdict": verdict.value, "mode": mode}
         try:
@@ -44,5 +46,7 @@ class LearnerFiles:
             return say("list.not_judged", file=path.name).get(self.lang)
         changed = hashlib.sha256(path.read_bytes()).hexdigest() != last["sha256"]
         tests = say("list.public_tests" if last["mode"] == "run" else "list.all_tests")
-        state = say("list.judged", file=path.name, verdict=last["verdict"], tests=tests)
+        known = f"verdict.{last['verdict']}" in MESSAGES  # a ledger from another version may name others
+        verdict = say(f"verdict.{last['verdict']}") if known else last["verdict"]
+        state = say("list.judged", file=path.name, verdict=verdict, tests=tests)
         return (state + say("list.edited") if changed else state).get(self.lang)

@@ -11,6 +11,7 @@ from judge.catalog import say
 from judge.cli.learner_files import LearnerFiles
 from judge.errors import JudgeError
 from judge.i18n import Lang
+from judge.problems import Problem
 
 EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
 LANG_HELP = "language of everything printed: zh (default, or $PRACTICE_LANG) or en"
@@ -27,10 +28,13 @@ def read_submission(path: Path, limit: int) -> bytes:
         raise UsageError(say("usage.is_dir", path=path))
     if not path.is_file():
         raise UsageError(say("usage.no_file", path=path))
-    size = path.stat().st_size
-    if size > limit:
-        raise UsageError(say("source.too_big", size=size, limit=limit))
-    return path.read_bytes()
+    try:
+        size = path.stat().st_size
+        if size > limit:
+            raise UsageError(say("source.too_big", size=size, limit=limit))
+        return path.read_bytes()
+    except OSError as exc:  # no permission, a file that vanished, an I/O error
+        raise UsageError(say("usage.unreadable", path=path, why=exc.strerror or type(exc).__name__)) from None
 
 
 def consoles() -> tuple[Console, Console]:
@@ -41,7 +45,7 @@ def consoles() -> tuple[Console, Console]:
     )
 
 
-def learner_target(problem, path: str | None, files: LearnerFiles, err: Console, lang: Lang) -> Path:
+def learner_target(problem: Problem, path: str | None, files: LearnerFiles, err: Console, lang: Lang) -> Path:
     """The file to judge: PATH, or the learner's own file, created from the starter (and said so) if missing."""
     target = Path(path) if path else files.path(problem)
     if path is None and not target.exists():
@@ -51,7 +55,7 @@ def learner_target(problem, path: str | None, files: LearnerFiles, err: Console,
     return target
 
 
-def announce(err: Console, problem, target: Path, public: bool, lang: Lang) -> None:
+def announce(err: Console, problem: Problem, target: Path, public: bool, lang: Lang) -> None:
     """'Judging 100 (title): path' in the reader's language."""
     title = problem.meta.title.en if lang == "en" else problem.meta.title.zh
     err.print(say("cli.judging_public" if public else "cli.judging", id=problem.id, title=title, path=target).get(lang))

@@ -4,27 +4,36 @@ from __future__ import annotations
 
 import argparse
 
-from judge.cli.learner_io import EXIT_USAGE, LANG_HELP, SERVER_HELP
-from judge.cli.terminal import list_problems, print_error, run_problem
+from judge.catalog import say
+from judge.cli.learner_command import add_arguments, run_learner
+from judge.cli.learner_io import EXIT_USAGE, LANG_HELP
+from judge.cli.terminal import list_problems, print_error
 from judge.errors import JudgeError
 from judge.settings import Settings
 
 
-def _run(args, settings: Settings) -> int:
-    return run_problem(args.problem, args.path, args.json, args.public, settings, args.server)
+def _daemon(args: argparse.Namespace, settings: Settings) -> int:
+    from judge.cli import daemon_client  # noqa: PLC0415
+
+    if args.action == "stop":
+        pids = daemon_client.stop_all(settings)
+        print(say("daemon.stopped", n=len(pids)).get(settings.lang))
+    else:
+        print("\n".join(daemon_client.status_lines(settings)))
+    return 0
 
 
-def _list(args, settings: Settings) -> int:
+def _list(args: argparse.Namespace, settings: Settings) -> int:
     return list_problems(settings)
 
 
-def _check(args, settings: Settings) -> int:
+def _check(args: argparse.Namespace, settings: Settings) -> int:
     from judge.cli.checking import run_checks  # noqa: PLC0415
 
     return run_checks(settings, args.problem, args.all)
 
 
-def _new(args, settings: Settings) -> int:
+def _new(args: argparse.Namespace, settings: Settings) -> int:
     from judge.cli.scaffold import scaffold  # noqa: PLC0415
 
     folder = scaffold(settings.problems_dir, args.id, args.slug)
@@ -32,7 +41,7 @@ def _new(args, settings: Settings) -> int:
     return 0
 
 
-def _doctor(args, settings: Settings) -> int:
+def _doctor(args: argparse.Namespace, settings: Settings) -> int:
     from judge.cli.doctor import run_doctor  # noqa: PLC0415
 
     return run_doctor(settings, live=not args.no_live, as_json=args.json)
@@ -43,7 +52,7 @@ def _doctor(args, settings: Settings) -> int:
 EXTENSIONS = ["judge.batch.command", "judge.image.command", "web.command", "web.queue.command"]
 
 
-def _extensions(sub) -> None:
+def _extensions(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     import importlib  # noqa: PLC0415
 
     for name in EXTENSIONS:
@@ -64,17 +73,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="judge a file (like python practice/judge.py)",
         description="Judge a file against an exercise's tests and print the verdict.",
     )
-    run.add_argument("problem", help="exercise number, e.g. 100")
-    run.add_argument(
-        "path",
-        nargs="?",
-        help="file to judge (default: practice/solutions/<id>.py, created from the starter if missing)",
+    add_arguments(run, practice=False)
+    run.set_defaults(handler=lambda args, settings: run_learner(args, settings, run))
+    daemon = sub.add_parser(
+        "daemon",
+        help="show or stop your warm local judge (the one the CLI keeps running between runs)",
+        description="status: each warm local judge of yours, its settings and how long until it ends idle; "
+        "stop: end them all.",
     )
-    run.add_argument("--json", action="store_true", help="print one JSON report on stdout, nothing else")
-    run.add_argument("--public", action="store_true", help="run only the public tests")
-    run.add_argument("--lang", choices=["zh", "en"], help=LANG_HELP)
-    run.add_argument("--server", metavar="URL", help=SERVER_HELP)
-    run.set_defaults(handler=_run)
+    daemon.add_argument("action", choices=["status", "stop"])
+    daemon.add_argument("--lang", choices=["zh", "en"], help=LANG_HELP)
+    daemon.set_defaults(handler=_daemon)
     listing = sub.add_parser("list", help="list the exercises")
     listing.add_argument("--lang", choices=["zh", "en"], help=LANG_HELP)
     listing.set_defaults(handler=_list)
@@ -100,7 +109,7 @@ def dispatch(argv: list[str] | None = None) -> int:
     if getattr(args, "lang", None):  # --lang wins over PRACTICE_LANG
         settings = settings.model_copy(update={"lang": args.lang})
     try:
-        return args.handler(args, settings)
+        return int(args.handler(args, settings))
     except JudgeError as exc:
         print_error(exc, settings.lang)
         return EXIT_USAGE

@@ -113,8 +113,10 @@ def list_problems(settings: Settings) -> int:
             if missing
             else ""
         )
+        difficulty = say(f"list.{problem.meta.difficulty}")
+        row = say("list.row", id=f"{problem.id:>4}", title=title, difficulty=difficulty, state=files.state(problem))
         console.print(
-            f"{problem.id:>4}  {title}  ({problem.meta.difficulty})  [{files.state(problem)}]{needs}",
+            row.get(settings.lang) + needs,
             highlight=False,
             markup=False,
         )

@@ -1,0 +1,168 @@
+"""Where a warm Run's time goes: exercise 100's public checks called directly, against a warm Judge.grade(mode="run").
+
+  direct       in this process, no sandbox, channel or pytest: the reference imported once, then every probe
+               call that 100's public tests make (recorded from one pytest pass), called straight on it
+  in pytest    the same public tests under pytest in this process, probes called straight (no worker):
+               pytest's own time is this minus the time spent inside the probes and the checks
+  judge        a warm Judge.grade(reference, mode="run"), median of N: worker and checker started from
+               warm zygotes, the learner's file imported behind the guard, each probe over the channel
+
+The breakdown of the judge's time: sandbox setup (worker start), learner import (measured here), per case the
+probe time here against the case's time in the judge, pytest's own time, and what is left (checker start,
+collection, arming the guard, the channel, the decision). Aim: judge <= 1.5 x direct.
+Prints numbers and ratios, asserts nothing. Run from anywhere: python bench/overhead.py [--runs 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import statistics
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+import pytest
+
+from judge import Judge
+from judge.checker.errors import LearnerError
+from judge.models import Verdict
+
+PROBLEM = "100"
+
+
+def load(name: str, path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+class Direct:
+    """pytest fixtures `remote`, `probe` and `problem` that call the probes on the imported file in this process,
+    recording each call and its time, and each test's time."""
+
+    def __init__(self, probes: ModuleType, solution: ModuleType, meta: Any):
+        self.probes, self.solution, self.meta = probes, solution, meta
+        self.calls: list[tuple[str, str, tuple[Any, ...], dict[str, Any], float]] = []  # test, probe, args, kw, s
+        self.tests: dict[str, float] = {}
+        self.current = ""
+
+    def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return getattr(self.probes, name)(self.solution, *args, **kwargs)
+        except Exception as exc:
+            raise LearnerError(type(exc).__name__, str(exc), None) from exc
+        finally:
+            self.calls.append((self.current, name, args, kwargs, time.perf_counter() - started))
+
+    @pytest.fixture(scope="session")
+    def remote(self) -> Any:
+        direct = self
+
+        class Remote:
+            def call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+                return direct._call(name, *args, **kwargs)
+
+        return Remote()
+
+    @pytest.fixture(scope="session")
+    def probe(self) -> Any:
+        def call(name: str, *args: Any, hint: object = None, **kwargs: Any) -> Any:
+            return self._call(name, *args, **kwargs)
+
+        return call
+
+    @pytest.fixture(scope="session")
+    def problem(self) -> Any:
+        return self.meta
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_call(self, item: pytest.Item) -> Any:
+        self.current = item.name
+        started = time.perf_counter()
+        try:
+            return (yield)
+        finally:
+            self.tests[item.name] = time.perf_counter() - started
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    judge = Judge()
+    problem = judge.problem(PROBLEM)
+    import torch  # noqa: F401 - imported before anything is timed, as in the zygotes
+
+    probes = load("probes", problem.probes_path)
+    started = time.perf_counter()
+    solution = load("solution", problem.reference_path)
+    import_s = time.perf_counter() - started
+
+    direct = Direct(probes, solution, problem.meta)
+    started = time.perf_counter()
+    code = pytest.main(
+        [str(problem.tests_dir / "test_public.py"), "-q", "-c", str(REPO / "judge" / "checker" / "pytest.ini")],
+        plugins=[direct],
+    )
+    in_pytest_s = time.perf_counter() - started
+    if code != 0:
+        print(f"warning: the public tests did not pass in this process (pytest exit {code})", file=sys.stderr)
+    recorded = list(direct.calls)
+    checks_s = sum(direct.tests.values())  # probes and the tests' own checks, inside test bodies
+
+    direct_runs = []  # the recorded probe calls again, straight: what the checks cost without any harness
+    for _ in range(args.runs):
+        started = time.perf_counter()
+        for _test, name, call_args, kwargs, _s in recorded:
+            getattr(probes, name)(solution, *call_args, **kwargs)
+        direct_runs.append(time.perf_counter() - started)
+    direct_s = statistics.median(direct_runs) + import_s
+
+    with judge:
+        first = judge.grade(PROBLEM, problem.reference_path.read_bytes(), mode="run")  # warms: not counted
+        if first.verdict != Verdict.accepted:
+            print(f"warning: the reference got {first.verdict.value}", file=sys.stderr)
+        reports = []
+        for _ in range(args.runs):
+            started = time.perf_counter()
+            report = judge.grade(PROBLEM, problem.reference_path.read_bytes(), mode="run")
+            reports.append((time.perf_counter() - started, report))
+    judge_s, report = sorted(reports, key=lambda r: r[0])[len(reports) // 2]
+
+    per_test: dict[str, float] = defaultdict(float)
+    for test, _name, _a, _k, seconds in recorded:
+        per_test[test] += seconds
+    cases_s = sum(c.duration_s for c in report.cases)
+    setup_s = report.run.setup_s or 0.0
+    print(f"exercise {PROBLEM}, Run ({len(report.cases)} public cases), median of {args.runs}")
+    print(f"  direct (import + probes)      {direct_s:6.2f} s   (import {import_s:.2f} s)")
+    print(f"  in pytest, no worker          {in_pytest_s:6.2f} s   (pytest's own: {in_pytest_s - checks_s:.2f} s)")
+    print(f"  warm Judge.grade(mode='run')  {judge_s:6.2f} s")
+    print(f"  judge / direct = {judge_s / direct_s:.2f}   (aim <= 1.5)")
+    print("breakdown of the judge's time:")
+    print(f"  sandbox setup (worker start)  {setup_s:6.2f} s")
+    print(f"  learner import (here)         {import_s:6.2f} s")
+    print(f"  cases in the judge            {cases_s:6.2f} s   (probes here: {sum(per_test.values()):.2f} s)")
+    print(f"  pytest's own (here)           {in_pytest_s - checks_s:6.2f} s")
+    rest = judge_s - setup_s - import_s - cases_s
+    print(f"  rest: checker start, collection, arming, channel, decision {rest:6.2f} s")
+    print("per case: judge (probe + channel + check) vs probes here")
+    for case in report.cases:
+        here = per_test.get(case.name, 0.0)
+        print(f"  {case.name:<58} {case.duration_s:6.3f} s  {here:6.3f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
