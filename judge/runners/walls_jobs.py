@@ -33,8 +33,8 @@ def look(fds: list[int], payload: dict[str, str]) -> None:
         except OSError as exc:
             seen[f"signal_{target}"] = type(exc).__name__
     seen["sleepers"] = _count("sleep\x00600")  # an escaped child of an earlier job, still alive?
-    seen["tmp"] = sorted(os.listdir("/tmp"))[:20]
-    seen["shm"] = sorted(os.listdir("/dev/shm"))[:20] if os.path.isdir("/dev/shm") else []
+    seen["tmp"] = _listing("/tmp")  # a job under Landlock may not even list it
+    seen["shm"] = _listing("/dev/shm")
     try:
         with open("/proc/sysvipc/shm") as fh:
             seen["sysv_shm"] = max(0, len(fh.read().splitlines()) - 1)
@@ -52,6 +52,13 @@ def look(fds: list[int], payload: dict[str, str]) -> None:
             signal.pthread_sigmask(signal.SIG_BLOCK, [signal.SIGTERM])
             os.execvp("sleep", ["sleep", "600"])
     _say(seen)
+
+
+def _listing(folder: str) -> list[str]:
+    try:
+        return sorted(os.listdir(folder))[:20]
+    except OSError as exc:
+        return [f"({type(exc).__name__})"]
 
 
 def _count(cmdline: str) -> int:

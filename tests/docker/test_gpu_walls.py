@@ -45,7 +45,7 @@ def _look(runner: DockerRunner, **payload: str) -> dict:
     finally:
         run.close()
         ours.close()
-    assert facts is not None and facts.exit_code == 0, facts
+    assert facts is not None and facts.exit_code == 0, facts.output_tail if facts else "did not finish"
     import json
 
     (line,) = [x for x in facts.output_tail.splitlines() if x.startswith(walls_jobs.MARK)]
