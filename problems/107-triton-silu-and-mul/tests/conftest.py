@@ -45,14 +45,22 @@ def _where_in(f):
 def access_message(f, where_zh, where_en):
     """One finding of the interpreter's load/store checks (probes.py _Launch) as a message in both languages."""
     k, t, n, i = f["kernel"], f["tensor"], f["count"], f["index"]
+    if f["what"] == "unhooked":
+        return msg(
+            f"{where_zh}：你的代码替换了 Triton 解释器的 load / store（判题用它们检查每一次访问），结果不予采信",
+            f"{where_en}: your code replaced the load / store of Triton's interpreter (the judge checks every "
+            "access through them); the result is not trusted",
+        )
     if f["what"] == "race":
         a, b = f["programs"]
         return msg(
-            f"{where_zh}：kernel {k} 有 {n} 个 {t} 的元素被不止一个 program 写入（例如 {t}[{i}]，program {a} 和 {b} "
-            "都写了它）。GPU 上各个 program 同时运行，谁的值留下来是竞争（race）：每个 program 只能写它自己的那些元素",
-            f"{where_en}: kernel {k} wrote {n} elements of {t} from more than one program (for example {t}[{i}], "
-            f"written by programs {a} and {b}). On a GPU the programs run at the same time, so which value lands "
-            "is a race: each program must write only its own elements",
+            f"{where_zh}：kernel {k} 让 {n} 个 {t} 的元素被不止一个 program 写入，这在 GPU 上是竞争（race）"
+            f"（例如 {t}[{i}]，program {a} 和 {b} 都写了它）：每个 program 只能写它自己的那些元素。解释器一个接一个地运行"
+            "program，所以这里数值可能碰巧是对的；GPU 上它们同时运行",
+            f"{where_en}: kernel {k} wrote {n} elements of {t} from more than one program, a race on a GPU (for "
+            f"example {t}[{i}], written by programs {a} and {b}): each program must write only its own elements. "
+            "The interpreter runs programs one after another, so the values may come out right here; a GPU runs "
+            "them at the same time",
         )
     side_zh, side_en = _where_in(f)
     side_zh, side_en = (f"，{side_zh}" if side_zh else ""), (f", {side_en}" if side_en else "")

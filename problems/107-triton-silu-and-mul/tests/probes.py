@@ -7,6 +7,11 @@ CPU; a probe moves them to DEVICE, runs the operator, and sends plain CPU tensor
 DEVICE is "cpu" under Triton's interpreter (TRITON_INTERPRET=1: the CPU tier, judged everywhere)
 and "cuda" where a GPU is present and the interpreter is off (the GPU tier).
 
+Under the interpreter, every load and store of your kernels passes through _Launch.access below: one whose
+mask lets it through (or that has no mask) to an element outside the kernel's tensors is recorded and not
+performed, and so is each output element written by a second program (a race on a GPU). An autotuned kernel
+runs with its first config there (the interpreter cannot benchmark).
+
 Probes are not secret: reading them shows exactly how your operators are exercised.
 """
 
@@ -202,6 +207,7 @@ class _Watch:
 
     def __init__(self):
         self.autotuned = []  # kernels run with their first config (kept: the autotuner caches its choice)
+        self.hooks = ()  # the interpreter's load and store as _install_watch wrapped them
         self.start()
 
     def start(self):
@@ -268,6 +274,7 @@ def _install_watch():
 
     _builder.create_masked_load, _builder.create_masked_store = checked_load, checked_store
     _builder.create_atomic_rmw, _builder.create_atomic_cas = checked_rmw, checked_cas
+    _watch.hooks = (checked_load, checked_store, checked_rmw, checked_cas)
 
     set_grid = _builder.set_grid_dim
 
@@ -402,8 +409,17 @@ def _guarded(x, guard=GUARD):
 
 
 def _notes():
-    """What the interpreter saw during this probe: accesses outside the tensors, races, autotuned kernels."""
-    return {"accesses": _watch.findings(), "autotuned": list(_watch.autotuned), "launches": len(_watch.launches)}
+    """What the interpreter saw during this probe: accesses outside the tensors, races, autotuned kernels; and
+    whether the checks are still in place (a submission that unhooks them is not judged by what it left)."""
+    found = _watch.findings()
+    if _watch.hooks and _hooked() != _watch.hooks:
+        found = [{"what": "unhooked", "kernel": "", "tensor": "", "count": 0, "index": 0}]
+    return {"accesses": found, "autotuned": list(_watch.autotuned), "launches": len(_watch.launches)}
+
+
+def _hooked():
+    b = _builder
+    return (b.create_masked_load, b.create_masked_store, b.create_atomic_rmw, b.create_atomic_cas)
 
 
 def _driver_needed(exc):
