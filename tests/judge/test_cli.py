@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -167,3 +168,55 @@ def test_a_gbk_file_without_a_coding_line_is_refused_with_how_to_save_it(tmp_pat
     assert result.returncode == 2 and result.stdout == ""
     assert "not UTF-8 text (line 1" in result.stderr and "Save it as UTF-8" in result.stderr
     assert "另存为 UTF-8" in practice(tmp_path, "900", gbk).stderr
+
+
+def judge_run(tmp_path, *args, env=None):
+    env = {
+        **os.environ,
+        "PRACTICE_PROBLEMS_DIR": str(FIXTURE_PROBLEMS),
+        "PRACTICE_SOLUTIONS_DIR": str(tmp_path / "solutions"),
+        "PRACTICE_LANG": "zh",
+        **(env or {}),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "judge.cli", "run", *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def broken_problems(tmp_path):
+    folder = tmp_path / "problems"
+    shutil.copytree(FIXTURE_PROBLEMS, folder)
+    (folder / "900-echo" / "problem.toml").write_text("id = 900\n", encoding="utf-8")  # not a valid problem
+    return folder
+
+
+@pytest.mark.parametrize("extra", [["--json"], []], ids=["json", "text"])
+def test_judge_run_and_practice_agree_on_a_broken_exercise(tmp_path, broken_problems, extra):
+    env = {"PRACTICE_PROBLEMS_DIR": str(broken_problems)}
+    ok = write(tmp_path, "ok.py", GOOD)
+    one, other = practice(tmp_path, "900", ok, *extra, env=env), judge_run(tmp_path, "900", ok, *extra, env=env)
+    when = re.compile(r'"judged_at": "[^"]*"')
+    assert (one.returncode, when.sub("", one.stdout), one.stderr) == (
+        other.returncode,
+        when.sub("", other.stdout),
+        other.stderr,
+    )
+    assert one.returncode == 2 and "判题系统内部错误" in one.stderr
+    if extra:
+        assert json.loads(one.stdout)["verdict"] == "internal_error"
+
+
+@pytest.mark.skipif(not Path("/proc/self/mem").exists(), reason="needs Linux's /proc")
+def test_judge_run_and_practice_agree_on_an_unreadable_file(tmp_path):
+    unreadable = "/proc/self/mem"  # a regular file whose read fails, even for root
+    one, other = practice(tmp_path, "900", unreadable, "--json"), judge_run(tmp_path, "900", unreadable, "--json")
+    assert (one.returncode, one.stdout, one.stderr) == (other.returncode, other.stdout, other.stderr)
+    assert one.returncode == 2 and one.stdout == "" and "无法读取文件 /proc/self/mem" in one.stderr
+    english = judge_run(tmp_path, "900", unreadable, "--lang", "en")
+    assert english.stderr.startswith("error: cannot read /proc/self/mem: ") and len(english.stderr.splitlines()) == 1
