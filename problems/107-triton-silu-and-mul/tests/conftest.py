@@ -331,6 +331,9 @@ def check_opcheck():
         """why: an explanation to put first (a msg()), when the way the operators were registered explains it."""
         check_accesses(obs, f"ex107::{name} 的 opcheck", f"opcheck of ex107::{name}")
         for test, status in obs["results"].items():
+            check_accesses(
+                {"driver": status if "active drivers" in status else ""}, f"opcheck {test}", f"opcheck {test}"
+            )
             if why is not None:
                 text = as_text(why)
                 assert status == "SUCCESS", msg(

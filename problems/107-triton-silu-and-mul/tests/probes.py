@@ -536,6 +536,10 @@ def compiled(solution, xs, through_out):
     try:
         fn = _compile(block, fullgraph=True, backend=counter, dynamic=True)
         outs = [_plain(fn(x.to(DEVICE))) for x in xs]
+    except RuntimeError as exc:
+        if not _driver_needed(exc):
+            raise
+        return {"outs": [], "graphs": 0, "driver": _first_line(exc), **_notes()}
     finally:
         _dynamo_reset()
     return {"outs": outs, "graphs": int(counter.frame_count), **_notes()}
