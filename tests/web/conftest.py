@@ -38,7 +38,7 @@ class Server:
         self.url = f"http://127.0.0.1:{self.port}"
         self.env = {**os.environ, "PRACTICE_DATA_DIR": str(data_dir), **env}
         self.log = data_dir / "server.log"
-        self.proc: subprocess.Popen | None = None
+        self.proc: subprocess.Popen[bytes] | None = None
 
     def start(self) -> Server:
         with open(self.log, "ab") as log:
@@ -63,6 +63,7 @@ class Server:
 
     def kill(self) -> None:
         """SIGKILL the whole process group: the server and its judging processes, mid-whatever."""
+        assert self.proc is not None, "kill() before start()"
         os.killpg(self.proc.pid, signal.SIGKILL)
         self.proc.wait(timeout=30)
 

@@ -13,7 +13,7 @@ from tests.web.helpers import REFERENCE, SYNTAX_ERROR, WRONG
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 DRAFT = "practice-draft:100"
 RUN: dict[str, int] = {}
-STEP = []
+STEP: list[str] = []
 
 
 @pytest.fixture(autouse=True)
@@ -67,7 +67,8 @@ def shot_both(page, name: str) -> None:
     shot(page, name)
     page.set_viewport_size({"width": 390, "height": 844})
     try:
-        page.locator("#results").scroll_into_view_if_needed()  # one column: the result is below the editor
+        # one column: the result is below the editor; show its top
+        page.evaluate("document.getElementById('results').scrollIntoView({block: 'start'})")
         page.screenshot(path=str(ARTIFACTS / f"{name}-phone.png"))
     finally:
         page.set_viewport_size({"width": 1440, "height": 900})

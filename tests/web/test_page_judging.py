@@ -21,6 +21,8 @@ LOOPS = "def add(a, b):\n    while True:  # never returns\n        pass\n"
 def page(fixture_server, browser_context):
     page = browser_context.new_page()
     page.set_default_timeout(TIMEOUT)
+    # Cookies do not tell ports apart: the other server's page may have left practice_lang=en on 127.0.0.1.
+    page.context.add_cookies([{"name": "practice_lang", "value": "zh", "url": fixture_server.url}])
     page.goto(f"{fixture_server.url}/problems/900")
     page.wait_for_selector(".cm-content")
     yield page

@@ -39,9 +39,9 @@ CARET = """() => {
 def page(server, browser_context):
     page = browser_context.new_page()
     page.set_default_timeout(TIMEOUT)
+    page.context.add_cookies([{"name": "practice_lang", "value": "zh", "url": server.url}])
     page.goto(f"{server.url}/problems/100")
     page.evaluate("localStorage.clear()")
-    page.evaluate("document.cookie = 'practice_lang=zh; path=/'")
     page.reload()
     page.wait_for_selector(".cm-content")
     yield page
