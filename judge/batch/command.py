@@ -38,6 +38,24 @@ def _positive(text: str) -> int:
 def _grade(args, settings) -> int:
     from judge.batch.grade import grade_class  # noqa: PLC0415
 
+    if args.queue:  # the same judgements, sent to `judge worker`s (web/queue imported lazily, like `judge serve`)
+        from web.queue.grading import queue_judge  # noqa: PLC0415
+
+        judge = queue_judge(settings)
+        if judge is None:
+            print("judge grade --queue: set PRACTICE_QUEUE_URL (e.g. redis://host:6379/0) and PRACTICE_DATABASE_URL")
+            return 2
+        with judge:
+            return grade_class(
+                args.problem,
+                Path(args.submissions),
+                Path(args.out),
+                settings,
+                jobs=args.jobs,
+                force=args.force,
+                lang=args.lang,
+                judge=judge,
+            )
     return grade_class(
         args.problem, Path(args.submissions), Path(args.out), settings, jobs=args.jobs, force=args.force, lang=args.lang
     )
@@ -63,6 +81,12 @@ def register(sub) -> None:
     grade.add_argument("--out", required=True, help="folder for the outputs (created if missing)")
     grade.add_argument("--jobs", type=_positive, default=_cores(), help="judgements at once (default: the cores)")
     grade.add_argument("--force", action="store_true", help="judge again even what is cached")
+    grade.add_argument(
+        "--queue",
+        action="store_true",
+        help="send each judgement to the queue workers (PRACTICE_QUEUE_URL, PRACTICE_DATABASE_URL); "
+        "--jobs is then how many wait at once",
+    )
     grade.add_argument(
         "--lang",
         choices=["zh", "en"],

@@ -12,6 +12,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from tests.needs import missing
 
@@ -65,7 +66,7 @@ def redis_server() -> Iterator[str]:
 
 def _pg_bin(name: str) -> str:
     found = sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}")) or (
-        [shutil.which(name)] if shutil.which(name) else []
+        [found for found in [shutil.which(name)] if found]
     )
     if not found:
         missing("PostgreSQL is not installed (apt-get install -y postgresql)")
@@ -89,7 +90,7 @@ def postgres_server() -> Iterator[str]:
         shutil.chown(folder, "postgres")
         shutil.chown(sockets, "postgres")
     os.chmod(folder, 0o755)
-    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.STDOUT}
+    quiet: dict[str, Any] = {"stdout": subprocess.DEVNULL, "stderr": subprocess.STDOUT}
     try:
         subprocess.run(
             _as_postgres([initdb, "-D", str(data), "-A", "trust", "-U", "postgres", "-E", "UTF8", "--no-sync"]),

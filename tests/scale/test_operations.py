@@ -1,0 +1,83 @@
+"""GET /api/health and /metrics, in-process and over a queue; routing of GPU problems by the worker registry."""
+
+from __future__ import annotations
+
+import json
+
+import redis
+from fastapi.testclient import TestClient
+
+from judge.problems import ProblemSet
+from judge.settings import REPO_ROOT
+from tests.scale.servers import free_port
+from tests.web.test_limits import GatedJudge
+from web.app import create_app
+from web.config import WebSettings
+from web.queue.dispatcher import CeleryDispatcher
+from web.queue.names import CPU, GPU, WORKER
+from web.store import SqlStore
+
+
+def client_for(tmp_path, **settings) -> TestClient:
+    judge = GatedJudge()
+    judge.gate.set()
+    return TestClient(create_app(WebSettings(data_dir=tmp_path, workers=1, **settings), judge=judge))
+
+
+def test_health_and_metrics_of_the_in_process_default(tmp_path):
+    with client_for(tmp_path) as client:
+        health = client.get("/api/health")
+        assert health.status_code == 200 and health.json() == {"status": "ok", "database": "ok", "workers": "ok"}
+        sid = client.post("/api/submissions", json={"problem_id": "900", "code": "x = 1\n", "mode": "run"}).json()["id"]
+        with client.stream("GET", f"/api/submissions/{sid}/events") as events:
+            assert "event: done" in "".join(events.iter_text())
+        text = client.get("/metrics").text
+        assert 'practice_judgements_total{problem="900",verdict="accepted"} 1.0' in text
+        assert "practice_submit_to_report_seconds_count 1.0" in text and 'practice_queue_depth{state="queued"}' in text
+
+
+def test_health_names_an_unreachable_broker(tmp_path):
+    with client_for(tmp_path, queue_url=f"redis://127.0.0.1:{free_port()}/0") as client:
+        health = client.get("/api/health")
+        assert health.status_code == 503
+        body = health.json()
+        assert body["database"] == "ok" and body["broker"] != "ok" and "broker" in body["status"]
+
+
+def test_health_names_missing_workers_then_ok_when_one_registers(tmp_path, redis_url):
+    broker = redis.Redis.from_url(redis_url)
+    broker.delete(*broker.keys(WORKER + "*") or ["-"])
+    with client_for(tmp_path, queue_url=redis_url) as client:
+        health = client.get("/api/health")
+        assert health.status_code == 503 and health.json()["workers"] == "no live worker takes the cpu queue"
+        info = {"name": "w", "queue": "cpu", "concurrency": 1, "busy": 0, "gpu_slots": 0, "canary": "-"}
+        broker.set(WORKER + "w", json.dumps({**info, "busy_seconds": 0.0}), ex=15)
+        assert client.get("/api/health").status_code == 200
+    broker.delete(WORKER + "w")
+
+
+def test_gpu_problems_go_to_the_gpu_queue_only_while_a_gpu_worker_is_registered(tmp_path, redis_url):
+    class Problems:
+        settings = None
+        problem_set = ProblemSet(REPO_ROOT / "problems")
+
+        def problems(self):
+            return self.problem_set.all()
+
+        def problem(self, problem_id):
+            return self.problem_set.get(problem_id)
+
+    broker = redis.Redis.from_url(redis_url)
+    store = SqlStore(f"sqlite:///{tmp_path / 'x.sqlite3'}")
+    dispatcher = CeleryDispatcher(WebSettings(data_dir=tmp_path, queue_url=redis_url), store, Problems())
+    try:
+        gpu_problem, cpu_problem = Problems().problem("107"), Problems().problem("100")
+        assert dispatcher.queue_for(gpu_problem) == CPU  # no GPU worker: the CPU tier is judged on cpu
+        info = {"name": "g", "queue": GPU, "concurrency": 1, "busy": 0, "gpu_slots": 1, "canary": "ready"}
+        broker.set(WORKER + "g", json.dumps({**info, "busy_seconds": 0.0}), ex=15)
+        assert dispatcher.queue_for(gpu_problem) == GPU
+        assert dispatcher.queue_for(cpu_problem) == CPU
+    finally:
+        broker.delete(WORKER + "g")
+        dispatcher.close()
+        store.close()
