@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 import re
 
+from judge import declarations
 from judge.models import Report
 
 # flag -> names whose mere mention (import, attribute, name, or a string such as getattr(sys, "_getframe"))
@@ -146,6 +147,8 @@ def source_flags(source: str | bytes) -> list[str]:
             if len(text) > MAX_PARSE:
                 raise ValueError("too large to parse")
             found = _ast_flags(ast.parse(text))
+            if declarations.read(text).computed:  # an operator declared by a computed value: read it yourself
+                found.add("computed-declaration")
         except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
             found = _text_flags(text) | set(_path_flags(text))  # no tree: comments and strings count too
         return sorted(found)

@@ -43,6 +43,7 @@ class CheckerPayload:
     test_files: tuple[str, ...]
     run_tiers: tuple[str, ...]
     skip_tiers: tuple[str, ...] = ()
+    source: str = ""  # the learner's file, read with ast by judge.declarations (the checker never imports it)
 
     def to_wire(self) -> dict[str, Any]:
         return {**asdict(self), **{name: list(getattr(self, name)) for name in TUPLES}}

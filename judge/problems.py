@@ -60,7 +60,9 @@ class Problem:
         return h.hexdigest()
 
     def test_files(self, mode: Mode) -> list[Path]:
-        names = ["test_public.py"] if mode == "run" else ["test_public.py", "test_hidden.py"]
+        # test_declarations.py: the source's literal declarations against the dispatcher (judge.declarations)
+        public = ["test_public.py", "test_declarations.py"]
+        names = public if mode == "run" else [*public, "test_hidden.py"]
         return [self.tests_dir / n for n in names if (self.tests_dir / n).exists()]
 
     def prompt(self, lang: str) -> str:
