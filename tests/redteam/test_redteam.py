@@ -13,6 +13,9 @@ Each file in submissions/ starts with a header:
                                       whose environment holds the secret canary (default: a shared Judge)
     # via: cli-text                   the same without --json: the terminal text must show exactly one
                                       verdict line, no raw escape sequences, and exit status 1
+    # problem: 106                    the exercise it is judged on (default 100)
+    # events: hidden-held             the hidden cases' events must reach the client in one burst, after
+                                      the hidden pass (their timing would tell the hidden inputs)
 
 `@@CANARY@@` in a submission becomes a fresh per-case token (carried by every file, process and
 packet the attack makes, so the test can tell its traces from other engineers' work on this machine);
@@ -37,6 +40,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -65,6 +69,8 @@ class Attack:
     modes: tuple
     via: str
     known_hole: str = ""
+    problem: str = PROBLEM_ID
+    events: str = ""
 
     @classmethod
     def load(cls, path: Path) -> Attack:
@@ -83,6 +89,8 @@ class Attack:
             modes=split(header.get("modes", "submit")),
             via=header.get("via", "judge"),
             known_hole=header.get("known-hole", ""),
+            problem=header.get("problem", PROBLEM_ID),
+            events=header.get("events", ""),
         )
 
     @property
@@ -192,6 +200,10 @@ def host(judge, problem, marks):
 
 @pytest.fixture(scope="module")
 def secrets(problem):
+    return load_secrets(problem)
+
+
+def load_secrets(problem) -> Secrets:
     tests = problem.tests_dir
     public = [
         tests / "probes.py",
@@ -277,10 +289,26 @@ def skip_for_layers(attack: Attack, host: Host) -> None:
         pytest.skip(f"layer(s) {', '.join(missing)} inactive on this host (PRACTICE_REDTEAM_STRICT=1 runs it anyway)")
 
 
-def judge_in_process(judge, source: str, mode: str) -> tuple[dict, list]:
-    events = []
-    report = judge.grade(PROBLEM_ID, source, mode=mode, on_event=events.append)
-    return report.public().model_dump(mode="json"), events
+def judge_in_process(judge, source: str, mode: str, problem_id: str = PROBLEM_ID) -> tuple[dict, list]:
+    events, times = [], []
+
+    def record(event):
+        events.append(event)
+        times.append(time.monotonic())
+
+    report = judge.grade(problem_id, source, mode=mode, on_event=record)
+    public = report.public().model_dump(mode="json")
+    public["event_times"] = times
+    return public, events
+
+
+def hidden_events_held(events: list, times: list) -> list[str]:
+    """The hidden cases' events reach the client together: one burst, well under the time the cases took."""
+    hidden = [t for event, t in zip(events, times) if getattr(event, "type", "") == "case_finished" and event.hidden]
+    if len(hidden) < 2:
+        return [f"only {len(hidden)} hidden case events: nothing to time"]
+    spread = max(hidden) - min(hidden)
+    return [] if spread < 0.05 else [f"hidden case events spread over {spread:.2f} s: each one's timing shows"]
 
 
 def judge_by_cli(source: str, mode: str, marks: Marks, as_json: bool = True) -> tuple[dict, list]:
@@ -359,7 +387,10 @@ def test_attack_is_contained(attack, judge, host, marks, secrets):
                     public, events = judge_by_cli(source, mode, marks, as_json=attack.via == "cli")
                     problems += [f"[{mode}] {what}" for what in public.pop("cli_problems", [])]
                 else:
-                    public, events = judge_in_process(judge, source, mode)
+                    public, events = judge_in_process(judge, source, mode, attack.problem)
+                    times = public.pop("event_times")
+                    if attack.events == "hidden-held":
+                        problems += [f"[{mode}] {what}" for what in hidden_events_held(events, times)]
                 verdict = Verdict(public["verdict"])
                 shown = re.sub(r"[\x00-\x1f\x7f]+", " ", public.get("message", ""))[:160]  # no escapes in our log
                 print(
@@ -372,8 +403,9 @@ def test_attack_is_contained(attack, judge, host, marks, secrets):
                         f"{'|'.join(sorted(v.value for v in attack.expect))}: {shown}"
                     )
                 texts = hc.strings_in(public) + hc.strings_in(events)
+                known = secrets if attack.problem == PROBLEM_ID else load_secrets(judge.problem(attack.problem))
                 problems += [
-                    f"[{mode}] the learner's report reveals {what}" for what in leaks(texts, secrets, marks, source)
+                    f"[{mode}] the learner's report reveals {what}" for what in leaks(texts, known, marks, source)
                 ]
             problems += [f"the listener received {what}" for what in listener.received()]
         allowed = hc.zygote_pids()
@@ -437,6 +469,8 @@ def test_corpus_headers_are_well_formed():
     for attack in ATTACKS:
         assert attack.expect and Verdict.accepted not in attack.expect, attack.name
         assert set(attack.modes) <= {"submit", "run"} and attack.via in ("judge", "cli", "cli-text"), attack.name
+        assert attack.events in ("", "hidden-held") and (HERE.parents[1] / "problems").exists(), attack.name
+        assert attack.problem == PROBLEM_ID or attack.via == "judge", f"{attack.name}: the CLI cases judge 100"
         for requirement in attack.needs + attack.safety:
             for token in requirement.split("|"):
                 assert token.strip() in hc.TOKENS, f"{attack.name}: unknown layer {token!r}"
