@@ -30,7 +30,7 @@ CARET = """() => {
   const style = getComputedStyle(pre), results = document.querySelector('#results').getBoundingClientRect();
   return { caretLeft: box(offset(at, col)).left, aboveRight: box(offset(at - 1, col - 1)).right,
     overflowX: style.overflowX, whiteSpace: style.whiteSpace, font: style.fontFamily,
-    right: pre.getBoundingClientRect().right, resultsRight: results.right,
+    left: pre.getBoundingClientRect().left, right: pre.getBoundingClientRect().right, resultsRight: results.right,
     scrolls: pre.scrollWidth > pre.clientWidth };
 }"""
 
@@ -79,6 +79,8 @@ def test_the_caret_sits_under_its_column_in_a_monospace_block_that_scrolls(page)
         long = page.evaluate(CARET)
         assert long["scrolls"] and long["right"] <= long["resultsRight"]  # scrolls inside its box, never out
         assert abs(long["caretLeft"] - long["aboveRight"]) < 1
+        assert long["left"] < long["caretLeft"] < long["right"]  # scrolled so that the caret is in sight
+        page.evaluate("document.getElementById('results').scrollIntoView({block: 'start'})")
         page.screenshot(path=str(REPO / "tests/web/artifacts/caret-long-phone.png"))
     finally:
         page.set_viewport_size({"width": 1440, "height": 900})

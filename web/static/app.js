@@ -443,6 +443,19 @@ function renderMessage(message) {
     }
   }
   box.hidden = false;
+  requestAnimationFrame(() => { for (const pre of box.querySelectorAll(".caret-block")) showCaret(pre); });
+}
+
+// A caret past the block's width would be scrolled out of sight: scroll the block so that it is in view.
+function showCaret(pre) {
+  const text = pre.firstChild;
+  const at = text ? text.data.search(/\^/) : -1;
+  if (at < 0 || pre.scrollWidth <= pre.clientWidth) return;
+  const range = document.createRange();
+  range.setStart(text, at);
+  range.setEnd(text, at + 1);
+  const x = range.getBoundingClientRect().left - pre.getBoundingClientRect().left + pre.scrollLeft;
+  pre.scrollLeft = Math.max(0, x - pre.clientWidth * 0.75);
 }
 
 // On a time limit, the case that was running: the one the stream named last, else the single `error` case.
@@ -553,6 +566,7 @@ function start() {
   state.lang = saved === "en" || saved === "zh" ? saved : (navigator.language || "").toLowerCase().startsWith("en") ? "en" : "zh";
   applyLang();
   for (const b of document.querySelectorAll(".lang-switch button")) b.addEventListener("click", () => setLang(b.dataset.lang));
+  window.addEventListener("resize", () => { for (const pre of document.querySelectorAll(".caret-block")) showCaret(pre); });
   const match = location.pathname.match(/^\/problems\/([^/]+)\/?$/);
   if (match) guarded(() => showProblem(decodeURIComponent(match[1]))); else guarded(showHome);
 }
