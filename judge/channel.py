@@ -92,7 +92,7 @@ def _budget(seconds: float | None):
         and hasattr(signal, "setitimer")
         and signal.getsignal(signal.SIGVTALRM) in (signal.SIG_DFL, None)
     )
-    if not usable:
+    if not usable or seconds is None:
         yield
         return
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 
 from judge import declarations
 from judge.models import Report
@@ -277,7 +278,7 @@ def _patches(node: ast.AST, roots: set[str]) -> bool:
     return False
 
 
-def _mentions(node: ast.AST):
+def _mentions(node: ast.AST) -> Iterator[tuple[str, str | None, str]]:
     """(name, module it is reached through or None, kind) for what a node names; kind is import/attr/name/string."""
     if isinstance(node, ast.Import):
         for alias in node.names:
@@ -304,7 +305,7 @@ def _mentions(node: ast.AST):
             yield word, None, "string"
 
 
-def _path_flags(text: str):
+def _path_flags(text: str) -> Iterator[str]:
     if PATHS.search(text):
         yield "os-fd"
     if HOST_PATHS.search(text):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, model_validator
@@ -21,7 +22,7 @@ class Text(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _from_str(cls, value):
+    def _from_str(cls, value: object) -> object:
         """A plain string reads the same in both languages (file names, an exception's own words)."""
         return {"zh": value, "en": value} if isinstance(value, str) else value
 
@@ -36,7 +37,7 @@ class Text(BaseModel):
         """Text that reads the same in both languages (a file name, an exception's own words)."""
         return cls(zh=text, en=text)
 
-    def map(self, fn) -> Text:
+    def map(self, fn: Callable[[str], str]) -> Text:
         """Apply fn(str) -> str to both languages."""
         return Text(zh=fn(self.zh), en=fn(self.en))
 
@@ -52,5 +53,5 @@ def pick_lang(*candidates: str | None) -> Lang:
         for part in (candidate or "").split(","):
             tag = part.split(";")[0].strip().lower()[:2]
             if tag in LANGS:
-                return tag  # type: ignore[return-value]
+                return tag
     return DEFAULT_LANG

@@ -51,7 +51,7 @@ def render(markdown: str) -> str:
 
 @lru_cache(maxsize=1)
 def pygments_css() -> str:
-    return str(HtmlFormatter(style="friendly").get_style_defs(".highlight"))  # type: ignore[no-untyped-call]
+    return str(HtmlFormatter(style="friendly").get_style_defs(".highlight"))
 
 
 def _cells(line: str) -> int:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
 import torch
 
 MAX_NUMEL = 1 << 24
@@ -10,13 +12,14 @@ MAX_ITEMS = 100_000
 MAX_DEPTH = 16
 MAX_STR = 1 << 20
 SCALARS = (type(None), bool, int, float, str, torch.dtype)
+T = TypeVar("T")
 
 
 class ReplyRejected(Exception):
     """The worker's reply is not something a probe may return."""
 
 
-def check_reply(value):
+def check_reply(value: T) -> T:
     """Return value unchanged if it is plain data; raise ReplyRejected otherwise.
 
     The worker runs this too, before a reply is serialised, where the learner may have rebound builtins:

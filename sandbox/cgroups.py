@@ -115,6 +115,7 @@ class JobGroup:
         if "memory" not in self.by_controller:
             return False, None
         version, path = self.by_controller["memory"]
+        peak: int | None
         try:
             if version == 1:
                 oom = _counter(_read(os.path.join(path, "memory.oom_control")), "oom_kill")

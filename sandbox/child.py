@@ -13,6 +13,7 @@ import sys
 import tempfile
 import time
 import traceback
+from collections.abc import Sequence
 
 from sandbox import layers, syscalls
 from sandbox.base import EXIT_MEMORY, JobSpec
@@ -57,7 +58,7 @@ def run(
     report_fd: int,
     started: float,
     zygote_pid: int,
-    preload: list[str] = (),
+    preload: Sequence[str] = (),
 ) -> None:
     """Body of a job's process; never returns. preload: modules to import first (spawn mode only)."""
     code = 1

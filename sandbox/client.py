@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
 from sandbox import protocol
@@ -147,7 +148,7 @@ class ZygoteClient:
     def alive(self) -> bool:
         return self._proc is not None and self._proc.poll() is None
 
-    def run(self, spec: JobSpec, fds: list[int] = ()) -> Job:
+    def run(self, spec: JobSpec, fds: Sequence[int] = ()) -> Job:
         """Start a job; the fds are sent to the child (the caller may close its copies afterwards)."""
         self.wait_ready()
         job = Job(self, next(self._ids))
@@ -171,7 +172,9 @@ class ZygoteClient:
                 self._proc.kill()
                 self._proc.wait()
 
-    def _send(self, message: dict, fds: list[int] = ()) -> None:
+    def _send(self, message: dict, fds: Sequence[int] = ()) -> None:
+        if self._sock is None:
+            raise ZygoteDied(f"{self.name} is not started")
         try:
             with self._lock:
                 protocol.send(self._sock, message, fds)
@@ -179,9 +182,12 @@ class ZygoteClient:
             raise ZygoteDied(f"{self.name} is not reachable: {exc}") from exc
 
     def _read_loop(self) -> None:
+        sock = self._sock
+        if sock is None:
+            return
         try:
             while True:
-                message, fds = protocol.recv(self._sock)
+                message, fds = protocol.recv(sock)
                 for fd in fds:
                     os.close(fd)
                 if message is None:

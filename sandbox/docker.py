@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from docker.models.containers import Container
 from docker.types import DeviceRequest, Mount
 
 import docker
@@ -99,7 +100,7 @@ class ContainerZygote(ZygoteClient):
         self.run_dir.mkdir()
         self.inbox.mkdir(mode=0o755)
         _owned_by_container(self.run_dir, 0 if spec.walls else int(USER.split(":")[0]))
-        self.container = None
+        self.container: Container | None = None
 
     def start(self) -> ContainerZygote:
         self.container = self.docker.containers.run(self.spec.image, **run_kwargs(self.spec, self.run_dir, self.inbox))
@@ -110,16 +111,18 @@ class ContainerZygote(ZygoteClient):
 
     def _connect(self) -> socket.socket:
         path, deadline = self.run_dir / "zygote.sock", time.monotonic() + START_TIMEOUT_S
+        container = self.container
+        assert container is not None  # start() runs the container first
         while time.monotonic() < deadline:
             if path.exists():
                 sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
                 sock.connect(str(path))
                 return sock
-            self.container.reload()
-            if self.container.status in ("exited", "dead"):
+            container.reload()
+            if container.status in ("exited", "dead"):
                 break
             time.sleep(0.05)
-        logs = self.container.logs(tail=20).decode(errors="replace")
+        logs = container.logs(tail=20).decode(errors="replace")
         self.close()
         raise ZygoteDied(f"the worker container did not start its zygote: {logs}")
 
@@ -138,7 +141,7 @@ class ContainerZygote(ZygoteClient):
             if self.spec.gpu:  # a daemon-reload of the host can take a long-lived container's GPU away
                 code, out = self.container.exec_run(["timeout", str(HEALTH_TIMEOUT_S), "nvidia-smi", "-L"])
                 if code != 0:
-                    said = out.decode(errors="replace")[-200:]
+                    said = out.decode(errors="replace")[-200:] if isinstance(out, bytes) else "?"  # not streamed
                     return f"the container lost its GPU (nvidia-smi -L: exit {code}: {said})"
         except docker.errors.DockerException as exc:
             return f"the docker engine did not answer: {exc}"

@@ -109,7 +109,7 @@ def _trials(flt) -> dict[str, str]:
                 result[name] = "active"
             except OSError as exc:
                 result[name] = (
-                    f"unshare refused ({os.strerror(exc.errno)}): needs root with CAP_SYS_ADMIN, "
+                    f"unshare refused ({os.strerror(exc.errno or 0)}): needs root with CAP_SYS_ADMIN, "
                     "outside a container profile that forbids it"
                 )
     if result.get("mount") == "active":
@@ -117,7 +117,7 @@ def _trials(flt) -> dict[str, str]:
             syscalls.mount_setattr("/", syscalls.MOUNT_ATTR_RDONLY, propagation=syscalls.MS_PRIVATE)
             syscalls.mount("tmpfs", "/tmp", "tmpfs", syscalls.MS_NOSUID | syscalls.MS_NODEV, "size=64k")
         except OSError as exc:
-            result["mount"] = f"mounting refused ({os.strerror(exc.errno)})"
+            result["mount"] = f"mounting refused ({os.strerror(exc.errno or 0)})"
     try:
         privileges.drop()
         result["uid"] = "active"

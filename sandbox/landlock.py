@@ -59,7 +59,8 @@ def probe() -> tuple[int, str]:
             errno.ENOSYS: "this kernel has no Landlock (needs Linux >= 5.13)",
             errno.EOPNOTSUPP: "Landlock is disabled at boot (add landlock to the kernel's lsm= list)",
         }
-        return 0, why.get(exc.errno, f"Landlock refused ({os.strerror(exc.errno)}): a container profile may forbid it")
+        code = exc.errno or 0
+        return 0, why.get(code, f"Landlock refused ({os.strerror(code)}): a container profile may forbid it")
 
 
 def restrict(version: int, read: list[str], write: list[str], devices_rw: list[str]) -> None:

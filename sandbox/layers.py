@@ -75,8 +75,9 @@ class FailedGroup(JobGroup):
 
 
 def release(group: JobGroup | None) -> None:
-    if group is not None and host_mod.current().groups is not None:
-        host_mod.current().groups.release(group)
+    groups = host_mod.current().groups
+    if group is not None and groups is not None:
+        groups.release(group)
 
 
 class LayerReport:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import site
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -65,7 +66,7 @@ def python_paths() -> list[str]:
 
 def _outermost(paths: list[str]) -> list[str]:
     """Drop paths inside other paths of the list."""
-    result = []
+    result: list[str] = []
     for path in sorted(set(paths), key=len):
         if not any(_under(path, kept) for kept in result):
             result.append(path)
@@ -86,7 +87,7 @@ class View:
         )
 
 
-def host_view(extra_hidden: list[str] = (), repo_root: str = REPO_ROOT) -> View:
+def host_view(extra_hidden: Sequence[str] = (), repo_root: str = REPO_ROOT) -> View:
     repo_root = _real(repo_root)
     hide_dirs = [repo_root] + [d for d in HIDDEN_DIRS + HIDDEN_ETC_DIRS if os.path.isdir(d) and not os.path.islink(d)]
     hide_files = [f for f in HIDDEN_FILES if os.path.isfile(f) and not os.path.islink(f)]

@@ -9,13 +9,14 @@ from __future__ import annotations
 import json
 import socket
 import struct
+from collections.abc import Sequence
 
 MAX_CONTROL = 64 * 1024
 MAX_FDS = 4
 HEADER = struct.Struct("!I")
 
 
-def send(sock: socket.socket, message: dict, fds: list[int] = ()) -> None:
+def send(sock: socket.socket, message: dict, fds: Sequence[int] = ()) -> None:
     data = json.dumps(message, ensure_ascii=False).encode("utf-8", "replace")
     if len(data) > MAX_CONTROL:
         raise ValueError(f"control message too large ({len(data)} bytes)")

@@ -11,6 +11,7 @@ import os
 import selectors
 import signal
 import sys
+from typing import Any
 
 NO_PIDFD_ENV = "PRACTICE_SANDBOX_NO_PIDFD"
 
@@ -41,13 +42,13 @@ class Reaper:
             fd = self.pidfds[child.pid] = os.pidfd_open(child.pid)
             self.selector.register(fd, selectors.EVENT_READ, ("exit", child))
 
-    def ended(self, child, children) -> list[tuple[object, int, object]]:
+    def ended(self, child, children) -> list[tuple[Any, int, Any]]:
         """(child, wait status, rusage) for each child that has ended, reaped. child: the pidfd's, or None."""
         if child is not None:
             _pid, status, usage = os.wait4(child.pid, 0)
             return [(child, status, usage)]
         self._drain()
-        done = []
+        done: list[tuple[Any, int, Any]] = []
         for other in list(children):
             pid, status, usage = os.wait4(other.pid, os.WNOHANG)
             if pid:
@@ -71,6 +72,8 @@ class Reaper:
                 os.close(fd)
 
     def _drain(self) -> None:
+        if self.wake is None:
+            return
         try:
             while os.read(self.wake[0], 4096):
                 pass

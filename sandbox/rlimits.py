@@ -11,7 +11,7 @@ from __future__ import annotations
 try:
     import resource
 except ImportError:  # Windows
-    resource = None
+    resource = None  # type: ignore[assignment]  # checked for None before any rlimit is set
 
 OPEN_FILES = 1024
 CPU_GRACE_S = 5

@@ -17,7 +17,7 @@ def _outcome(action) -> str:
     try:
         action()
     except OSError as exc:
-        return f"blocked ({errno.errorcode.get(exc.errno, exc.errno)})"
+        return f"blocked ({errno.errorcode.get(exc.errno or 0, exc.errno)})"
     return "allowed"
 
 

@@ -19,6 +19,7 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import Sequence
 
 from sandbox import child as child_body
 from sandbox import host, layers, protocol, spawned
@@ -72,7 +73,7 @@ def _kill_quietly(pid: int) -> None:
 
 
 class ZygoteServer:
-    def __init__(self, control: socket.socket, spawn: bool = False, preload: list[str] = ()):
+    def __init__(self, control: socket.socket, spawn: bool = False, preload: Sequence[str] = ()):
         self.control = control
         self.spawn, self.preload = spawn, list(preload)  # preload: imported by each spawned job, cold
         self.selector = selectors.DefaultSelector()
@@ -89,7 +90,7 @@ class ZygoteServer:
                     continue  # forgotten earlier in this same batch of events
                 if kind == "control" and not self._on_control():
                     return self._shutdown()
-                if kind == "out":
+                if kind == "out" and child is not None:
                     self._on_output(child)
                 elif kind in ("exit", "sigchld"):
                     for ended, status, usage in self.reaper.ended(child, self.children.values()):
@@ -254,8 +255,9 @@ class ZygoteServer:
             except ChildProcessError:
                 pass
             layers.release(child.group)
-        if host.current().groups is not None:
-            host.current().groups.flush()
+        groups = host.current().groups
+        if groups is not None:
+            groups.flush()
 
 
 def main() -> None:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from web.service import WebService
 
 router = APIRouter(prefix="/api")
-ERRORS = {
+ERRORS: dict[int | str, dict[str, Any]] = {
     404: {"model": ErrorOut},
     413: {"model": ErrorOut},
     409: {"model": ErrorOut, "description": "This server cannot judge the exercise (a package it needs is missing)"},

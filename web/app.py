@@ -6,7 +6,7 @@ import logging
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -23,6 +23,9 @@ from web.judgelike import JudgeLike
 from web.middleware import WebMiddleware
 from web.service import WebService
 from web.store import SqlStore, Store
+
+if TYPE_CHECKING:
+    from judge import Judge
 
 log = logging.getLogger("web")
 RETRY_AFTER_S = 5
@@ -82,7 +85,7 @@ def _service(
     return service, [relay]
 
 
-def _warm_quietly(core: JudgeLike) -> None:
+def _warm_quietly(core: Judge) -> None:
     try:
         core.warm()
     except Exception:
@@ -105,12 +108,16 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         from judge import Judge  # noqa: PLC0415
 
-        own = judge is None
-        core = judge or Judge()
+        own: Judge | None = None  # a judge of our own: warmed and closed here
+        core: JudgeLike
+        if judge is None:
+            own = core = Judge()
+        else:
+            core = judge
         service, extras = _service(settings, core, store, dispatcher)
         app.state.service = service
-        if own and service.local:  # warm parents in the background: the first learner should not wait for them
-            threading.Thread(target=_warm_quietly, args=(core,), name="judge-warm", daemon=True).start()
+        if own is not None and service.local:  # warm parents in the background: the first learner should not wait
+            threading.Thread(target=_warm_quietly, args=(own,), name="judge-warm", daemon=True).start()
         resumed = service.resume()
         if resumed:
             log.warning("re-queued %d submissions left unfinished by the last run", resumed)
@@ -120,8 +127,8 @@ def create_app(
             for extra in extras:
                 extra.stop()
             service.close()
-            if own:
-                core.close()
+            if own is not None:
+                own.close()
 
     app = FastAPI(
         title="practice-judge",
@@ -131,8 +138,9 @@ def create_app(
         docs_url=None,  # web/pages.py serves /docs from our own copy of Swagger UI (offline)
         redoc_url=None,
     )
-    app.add_exception_handler(JudgeError, judge_error)
-    app.add_exception_handler(RequestValidationError, invalid_request)
+    # Starlette types a handler as taking any Exception; each of these is registered for its own class only.
+    app.add_exception_handler(JudgeError, judge_error)  # type: ignore[arg-type]
+    app.add_exception_handler(RequestValidationError, invalid_request)  # type: ignore[arg-type]
     app.include_router(api.router)
     app.include_router(stream.router)
     app.include_router(pages.router)

@@ -10,7 +10,7 @@ from collections import defaultdict
 class Broadcast:
     """Thread-safe publish, asyncio wait; a missed wake-up only costs one poll interval (the store is the truth)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._lock = threading.Lock()
         self._waiters: dict[str, set[tuple[asyncio.AbstractEventLoop, asyncio.Event]]] = defaultdict(set)
 

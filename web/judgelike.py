@@ -23,13 +23,11 @@ class JudgeLike(Protocol):
     def grade(
         self,
         problem_id: str,
-        source_code: str | bytes,
-        mode: Mode = "submit",
+        source_code: str,
+        mode: Mode,
+        /,
+        *,
         on_event: EventSink | None = None,
         display_name: str | None = None,
         cancel: threading.Event | None = None,
     ) -> Report: ...
-
-    def warm(self) -> object: ...
-
-    def close(self) -> None: ...

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from judge.i18n import Lang
 from judge.models import Report
 from web.schemas import HistoryEntry, SubmissionOut
@@ -39,7 +41,7 @@ def history_entry(sub: Submission) -> HistoryEntry:
     )
 
 
-def event_data(event: StoredEvent, lang: Lang, sub: Submission | None) -> dict:
+def event_data(event: StoredEvent, lang: Lang, sub: Submission | None) -> dict[str, Any]:
     """One stored event as the stream sends it; `done` carries the final report in the asked language."""
     if event.kind == "case":
         data = dict(event.payload)

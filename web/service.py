@@ -10,6 +10,7 @@ from typing import Any
 from judge.catalog import say
 from judge.errors import JudgeError
 from judge.models import Mode
+from judge.problems import Problem
 from judge.source import check_source
 from web.broadcast import Broadcast
 from web.config import WebSettings
@@ -90,7 +91,7 @@ class WebService:
             **extra,
         )
 
-    def source_limit(self, problem: Any) -> int:
+    def source_limit(self, problem: Problem) -> int:
         return min(problem.meta.limits.source_kib << 10, self.judge.settings.max_source_bytes)
 
     def limits(self) -> Limits:

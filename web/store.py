@@ -18,14 +18,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import create_engine, delete, event, func, select, update
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection, CursorResult, Engine, Result
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.errors import JudgeError
@@ -135,7 +135,7 @@ def _row(row: SubmissionRow) -> Submission:
         id=row.id,
         learner=row.learner,
         problem_id=row.problem_id,
-        mode=row.mode,
+        mode=cast(Mode, row.mode),  # the column holds what SubmissionIn's Mode allowed
         code=row.code,
         status=row.status,
         created_at=created,
@@ -371,7 +371,7 @@ class SqlStore:
                 .values(status="running", started_at=now(), attempts=seen + 1, worker=worker)
                 .execution_options(synchronize_session=False)
             )
-            if changed.rowcount != 1:
+            if _rows(changed) != 1:
                 return None  # someone else started or finished it meanwhile
             if row.status == "running":  # a takeover: the dead attempt's half-told story is dropped
                 s.execute(delete(EventRow).where(EventRow.submission_id == submission_id))
@@ -411,7 +411,7 @@ class SqlStore:
                 .where(SubmissionRow.id == submission_id, SubmissionRow.status.in_(UNFINISHED))
                 .values(status="done", finished_at=now(), report=report_json)
             )
-            if changed.rowcount != 1:
+            if _rows(changed) != 1:
                 return False
             s.add(EventRow(submission_id=submission_id, kind="done", payload="{}"))
             return True
@@ -424,7 +424,7 @@ class SqlStore:
                 .where(SubmissionRow.id == submission_id, SubmissionRow.status.in_(UNFINISHED))
                 .values(status="cancelled", finished_at=now())
             )
-            if changed.rowcount != 1:
+            if _rows(changed) != 1:
                 return False
             s.add(EventRow(submission_id=submission_id, kind="cancelled", payload="{}"))
             return True
@@ -440,7 +440,7 @@ class SqlStore:
             changed = s.execute(
                 update(SubmissionRow).where(*condition).values(status="queued", started_at=None, dispatched_at=None)
             )
-            if changed.rowcount != 1:
+            if _rows(changed) != 1:
                 return False
             s.execute(delete(EventRow).where(EventRow.submission_id == submission_id))
             s.add(EventRow(submission_id=submission_id, kind="queued", payload=json.dumps(queued_payload)))
@@ -459,3 +459,8 @@ def require_migrated_on(connection: Connection) -> None:
     current = MigrationContext.configure(connection).get_current_revision()
     if current != head:
         raise Unmigrated(f"the database is at schema revision {current or 'none'}; run `{UPGRADE_COMMAND}`")
+
+
+def _rows(result: Result[Any]) -> int:
+    """How many rows an UPDATE changed (execute() returns a CursorResult for one; its type says Result)."""
+    return cast(CursorResult[Any], result).rowcount

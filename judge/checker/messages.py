@@ -9,6 +9,7 @@ from judge.checker.errors import LearnerError, Tampered, WorkerLost
 from judge.checker.remote import ImportFailed
 from judge.feedback import as_text, decode, msg
 from judge.i18n import Text
+from judge.probe_protocol import ImportRaised
 from judge.textsafe import shorten
 
 
@@ -28,7 +29,7 @@ def where(display_name: str, line: int | None) -> Text | str:
     return say("where", file=display_name, line=line) if line else ""
 
 
-def import_failure(error: dict, display_name: str) -> Text:
+def import_failure(error: ImportRaised, display_name: str) -> Text:
     """One line: what stopped the import, and where (the judge adds the source line and a hint)."""
     return say(
         "import.failed",
@@ -68,14 +69,14 @@ def failure_text(raw: str) -> Text:
     return Text.same(shorten(lines[0])) if lines else Text()
 
 
-def learner_failure(hint, exc: LearnerError, display_name: str) -> str:
+def learner_failure(hint: object, exc: LearnerError, display_name: str) -> str:
     """A test's own hint (plain, msg()-encoded or Text), then what the learner's code raised and where, as one
     msg()-encoded string (so it can be raised as an AssertionError's message)."""
     text = probe_failure(hint, exc, display_name)
     return msg(text.zh, text.en)
 
 
-def probe_failure(hint, exc: LearnerError, display_name: str) -> Text:
+def probe_failure(hint: object, exc: LearnerError, display_name: str) -> Text:
     return say(
         "case.probe_raised",
         hint=as_text(hint),

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Generator
+from typing import Any
+
 import pytest
 
 from judge.catalog import say
@@ -35,7 +38,7 @@ class CaseState:
         self.line: int | None = None  # the learner's line the case's exception points at
 
 
-def marker_hint(item) -> Text:
+def marker_hint(item: pytest.Item) -> Text:
     """@pytest.mark.hint("中文", "English"), hint(zh=..., en=...), or one msg()-encoded argument: static text
     from the problem folder (a single plain string reads the same in both languages)."""
     marker = item.get_closest_marker("hint")
@@ -46,7 +49,7 @@ def marker_hint(item) -> Text:
     return as_text(zh) if en is None else Text(zh=str(zh), en=str(en))
 
 
-def marker_weight(item) -> float:
+def marker_weight(item: pytest.Item) -> float:
     """@pytest.mark.weight(n): the case's share of the score (default 1). A bad weight is the author's error."""
     marker = item.get_closest_marker("weight")
     if marker is None:
@@ -68,12 +71,12 @@ class JudgePlugin:
         return self._remote
 
     @pytest.fixture(scope="session")
-    def probe(self):
+    def probe(self) -> Callable[..., Any]:
         """probe(name, *args, hint=..., **kwargs): remote.call, except that an exception raised by the
         learner's code fails the case with `hint` (plain or msg()-encoded) followed by the exception's first
         line and line number, in both languages."""
 
-        def call(name, *args, hint, **kwargs):
+        def call(name: str, *args: Any, hint: object, **kwargs: Any) -> Any:
             try:
                 return self._remote.call(name, *args, **kwargs)
             except LearnerError as exc:
@@ -85,11 +88,11 @@ class JudgePlugin:
     def problem(self) -> ProblemMeta:
         return self.meta
 
-    def pytest_collectreport(self, report):
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
             self.events.send(CollectError(detail=str(report.longrepr)[-4000:]))
 
-    def pytest_collection_finish(self, session):
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
         for item in session.items:
             case = self.cases[item.nodeid] = CaseState(item.name, item.path.name == HIDDEN_FILE)
             case.hint = marker_hint(item)
@@ -118,16 +121,18 @@ class JudgePlugin:
             self.events.send(ImportFailedEvent(error=ImportProblem(lost=True)))
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_runtest_setup(self, item):
+    def pytest_runtest_setup(self, item: pytest.Item) -> None:
         if self._remote.import_error is not None or self.import_lost:
             raise NotRun()
 
-    def pytest_runtest_logstart(self, nodeid, location):
+    def pytest_runtest_logstart(self, nodeid: str, location: tuple[str, int | None, str]) -> None:
         case = self.cases[nodeid]
         self.events.send(CaseStarted(id=nodeid, name=case.name, hidden=case.hidden))
 
     @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(self, item, call):
+    def pytest_runtest_makereport(
+        self, item: pytest.Item, call: pytest.CallInfo[None]
+    ) -> Generator[None, pytest.TestReport, pytest.TestReport]:
         report = yield
         case = self.cases[item.nodeid]
         case.duration += call.duration
@@ -148,7 +153,7 @@ class JudgePlugin:
             case.line = exc.learner_line if isinstance(exc, LearnerError) else getattr(exc, "line", None)
         return report
 
-    def pytest_runtest_logfinish(self, nodeid, location):
+    def pytest_runtest_logfinish(self, nodeid: str, location: tuple[str, int | None, str]) -> None:
         case = self.cases[nodeid]
         self.events.send(
             CaseEnded(
@@ -166,7 +171,7 @@ class JudgePlugin:
         )
 
 
-def _skip_reason(report) -> str:
+def _skip_reason(report: pytest.TestReport) -> str:
     """The reason a skip marker gave (pytest keeps (file, line, "Skipped: reason") for a skip)."""
     longrepr = report.longrepr
     if isinstance(longrepr, tuple) and len(longrepr) == 3:
@@ -174,7 +179,7 @@ def _skip_reason(report) -> str:
     return ""
 
 
-def _skip_text(report) -> Text:
+def _skip_text(report: pytest.TestReport) -> Text:
     """ "skipped: <reason>" when the test gave one (pytest.skip(msg(...)) works too)."""
     reason = _skip_reason(report).strip()
     return say("case.skipped_because", reason=failure_text(reason)) if reason else say("case.skipped")

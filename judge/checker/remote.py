@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from judge.channel import Channel, ChannelClosed
 from judge.checker.errors import LearnerError, Tampered, WorkerLost
+from judge.probe_protocol import ImportLost, ImportOk, ImportRaised, ProbeRequest
 from judge.replies import ReplyRejected, check_reply
 from judge.textsafe import valid
 
@@ -19,10 +22,10 @@ class Remote:
         self.channel = channel
         self.deadline = deadline
         self.lost: str | None = None
-        self.import_error: dict | None = None
+        self.import_error: ImportRaised | None = None
         self.tampered = False
 
-    def handshake(self) -> dict:
+    def handshake(self) -> ImportOk | ImportRaised | ImportLost:
         """Wait for the worker's import report; returns it (also stored on failure)."""
         try:
             hello = check_reply(self.channel.recv(self.deadline))
@@ -35,25 +38,26 @@ class Remote:
         if not isinstance(hello, dict) or hello.get("import") not in ("ok", "error"):
             self.lost = "worker sent a malformed import report"
             return {"import": "lost", "message": self.lost}
-        if hello["import"] == "error":
-            line = hello.get("learner_line")
-            hello = {
-                "import": "error",
-                "type": valid(str(hello.get("type", "Exception")))[:100],
-                "message": valid(str(hello.get("message", "")))[:2000],
-                "learner_line": line if type(line) is int else None,
-            }
-            self.import_error = hello
-        return hello
+        if hello["import"] == "ok":
+            return {"import": "ok", "fence": str(hello.get("fence", ""))}
+        line = hello.get("learner_line")
+        self.import_error = {
+            "import": "error",
+            "type": valid(str(hello.get("type", "Exception")))[:100],
+            "message": valid(str(hello.get("message", "")))[:2000],
+            "learner_line": line if type(line) is int else None,
+        }
+        return self.import_error
 
-    def call(self, probe: str, *args, **kwargs):
+    def call(self, probe: str, *args: Any, **kwargs: Any) -> Any:
         """Run probes.<probe>(solution, *args, **kwargs) in the worker and return its checked result."""
         if self.import_error is not None:
             raise ImportFailed(self.import_error.get("message", ""))
         if self.lost is not None:
             raise (Tampered if self.tampered else WorkerLost)(self.lost)
         try:
-            self.channel.send({"probe": probe, "args": list(args), "kwargs": kwargs})
+            request: ProbeRequest = {"probe": probe, "args": list(args), "kwargs": kwargs}
+            self.channel.send(request)
             reply = check_reply(self.channel.recv(self.deadline))
         except (ChannelClosed, OSError) as exc:
             self.lost = str(exc)
@@ -63,7 +67,7 @@ class Remote:
             raise WorkerLost(self.lost) from None
         return self._unwrap(reply)
 
-    def _unwrap(self, reply):
+    def _unwrap(self, reply: Any) -> Any:
         if type(reply) is dict and len(reply) == 1:
             if "ok" in reply:
                 return reply["ok"]

@@ -6,6 +6,8 @@ are reported `skipped` with the reason below, and the verdict covers the cases t
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 import pytest
 
 from judge.tiers import CPU, GPU, NEEDS_GPU, RAN, SKIPPED, TIERS  # noqa: F401 - re-exported for the checker
@@ -18,10 +20,10 @@ def tier_of(item: pytest.Item) -> str:
 class TierPlugin:
     """In the checker: keep the cases of the tiers this pass runs, mark those of tiers without a runner skipped."""
 
-    def __init__(self, run: list[str], skip: list[str]):
+    def __init__(self, run: Iterable[str], skip: Iterable[str]):
         self.run, self.skip = set(run), set(skip)
 
-    def pytest_collection_modifyitems(self, config, items):
+    def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         kept, dropped = [], []
         for item in items:
             tier = tier_of(item)

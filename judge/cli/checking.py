@@ -15,10 +15,11 @@ def run_checks(settings: Settings, problem_id: str | None, every: bool) -> int:
 
     if bool(problem_id) == every:
         raise JudgeError("give one problem id or --all")
+    ids = [problem_id] if problem_id else []
     console = Console(soft_wrap=True)
     failed = 0
     with Judge(settings) as judge:
-        problems = judge.problems() if every else [judge.problem(problem_id)]
+        problems = judge.problems() if every else [judge.problem(i) for i in ids]
         for problem in problems:
             console.print(Text(f"{problem.id}-{problem.meta.slug}  {problem.meta.title.en}", style="bold"))
             for check in check_problem(problem, judge.grade):

@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.text import Text
 
 from judge.catalog import say
+from judge.events import Event
 from judge.i18n import Lang
 from judge.models import Outcome, PublicCase, PublicReport, Verdict
 from judge.textsafe import plain
@@ -34,7 +35,7 @@ class LiveMarks:
         self.console, self.lang = console, lang
         self.open_line = False
 
-    def __call__(self, event) -> None:
+    def __call__(self, event: Event) -> None:
         if event.type == "collected" and event.total:
             self.console.print(say("cli.running", total=event.total).get(self.lang), end="")
             self.open_line = True
@@ -62,8 +63,8 @@ def print_report(console: Console, report: PublicReport, path: str) -> None:
     if report.message and report.verdict != Verdict.accepted:
         for line in report.message.splitlines():
             console.print(Text(f"  {plain(line)}"))
-    for line in note_lines(report) + case_lines(report):
-        console.print(line)
+    for note in note_lines(report) + case_lines(report):
+        console.print(note)
     output = report.output.rstrip("\n").splitlines()[-OUTPUT_LINES:]
     if output:  # each line already carries the fence (models.OUTPUT_MARK): nothing printed reads as ours
         console.print(say("cli.output").get(lang))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import re
 import sys
+from collections.abc import Iterator
+from typing import Any
 
 import httpx
 
@@ -19,8 +21,9 @@ from judge.cli.learner_io import (
     read_submission,
 )
 from judge.cli.render import LiveMarks, print_report
-from judge.events import CaseFinished, Collected, Done
+from judge.events import CaseFinished, Collected, Done, EventSink
 from judge.models import PublicReport, Verdict
+from judge.settings import Settings
 
 RECONNECTS = 5
 SAFE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}\.py$")  # the file names the server accepts for its messages
@@ -30,9 +33,10 @@ class ServerError(Exception):
     """The server refused or could not be reached; the message says what to do."""
 
 
-def sse_events(response: httpx.Response):
+def sse_events(response: httpx.Response) -> Iterator[tuple[str | None, str, str]]:
     """Parse a text/event-stream body into (id, event, data) triples."""
-    event_id, kind, data = None, "message", []
+    event_id: str | None = None
+    kind, data = "message", list[str]()
     for line in response.iter_lines():
         if not line:
             if data:
@@ -51,7 +55,7 @@ def sse_events(response: httpx.Response):
                 data.append(value)
 
 
-def submit(client: httpx.Client, body: dict) -> str:
+def submit(client: httpx.Client, body: dict[str, Any]) -> str:
     try:
         response = client.post("/api/submissions", json=body)
     except httpx.HTTPError as exc:
@@ -63,14 +67,14 @@ def submit(client: httpx.Client, body: dict) -> str:
             detail = response.text[:200]
         retry = f" (retry after {response.headers['retry-after']} s)" if "retry-after" in response.headers else ""
         raise ServerError(f"the server refused the submission ({response.status_code}): {detail}{retry}")
-    return response.json()["id"]
+    return str(response.json()["id"])
 
 
-def follow(client: httpx.Client, submission_id: str, lang: str, on_event) -> PublicReport:
+def follow(client: httpx.Client, submission_id: str, lang: str, on_event: EventSink) -> PublicReport:
     """Stream the submission's events (reconnecting with Last-Event-ID) until `done`; return its report."""
     last = None
     for _ in range(RECONNECTS):
-        headers = {"Last-Event-ID": last} if last else {}
+        headers: dict[str, str] = {"Last-Event-ID": last} if last else {}
         try:
             with client.stream(
                 "GET",
@@ -99,7 +103,7 @@ def follow(client: httpx.Client, submission_id: str, lang: str, on_event) -> Pub
     )
 
 
-def run_remote(problem_id: str, path: str | None, as_json: bool, public: bool, server: str, settings) -> int:
+def run_remote(problem_id: str, path: str | None, as_json: bool, public: bool, server: str, settings: Settings) -> int:
     """judge.cli.terminal.run_problem's output and exit status, judged by the server at `server`."""
     from judge.problems import ProblemSet  # noqa: PLC0415
     from judge.source import check_source  # noqa: PLC0415

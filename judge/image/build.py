@@ -21,8 +21,14 @@ import time
 from collections.abc import Callable
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sandbox.docker import ROLE_LABEL, client
+
+if TYPE_CHECKING:
+    from docker import DockerClient
+
+Say = Callable[[str], None]  # where progress lines go (print)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 APP_PACKAGES = ("judge", "sandbox")
@@ -38,18 +44,18 @@ def build_all(suite: str, mirror: str, force: bool = False, say: Callable[[str],
     return _runner_cpu(docker, env, force, say)
 
 
-def _exists(docker, tag: str) -> bool:
+def _exists(docker: DockerClient, tag: str) -> bool:
     return bool(docker.images.list(name=tag))
 
 
-def _timed(say, what: str, action):
+def _timed(say: Say, what: str, action: Callable[[], str]) -> str:
     started = time.monotonic()
     result = action()
     say(f"built {what} in {time.monotonic() - started:.0f}s")
     return result
 
 
-def _base(docker, suite: str, mirror: str, force: bool, say) -> str:
+def _base(docker: DockerClient, suite: str, mirror: str, force: bool, say: Say) -> str:
     tag = f"practice-judge/base:{suite}-{_hash(RECIPE, suite, USER_LINE)}"
     if _exists(docker, tag) and not force:
         say(f"{tag} exists")
@@ -75,7 +81,7 @@ def host_apt_mirror() -> str | None:
     return None
 
 
-def _debootstrap_import(docker, tag: str, suite: str, mirror: str | None) -> str:
+def _debootstrap_import(docker: DockerClient, tag: str, suite: str, mirror: str | None) -> str:
     mirror = mirror or host_apt_mirror()  # the registry apt reaches here; None: debootstrap's own default
     with tempfile.TemporaryDirectory(prefix="pj-base-", dir="/var/tmp") as work:
         root = Path(work) / "rootfs"
@@ -97,7 +103,7 @@ def _debootstrap_import(docker, tag: str, suite: str, mirror: str | None) -> str
     return tag
 
 
-def _runner_env(docker, base: str, force: bool, say) -> str:
+def _runner_env(docker: DockerClient, base: str, force: bool, say: Say) -> str:
     dists = sorted(
         f"{d.metadata['Name']}=={d.version}"
         for d in metadata.distributions()
@@ -115,7 +121,7 @@ def _runner_env(docker, base: str, force: bool, say) -> str:
     return _timed(say, tag, lambda: _docker_build(docker, tag, dockerfile, _env_files))
 
 
-def _runner_cpu(docker, env: str, force: bool, say) -> str:
+def _runner_cpu(docker: DockerClient, env: str, force: bool, say: Say) -> str:
     digest = _hash(RECIPE, env, *(_tree_hash(REPO_ROOT / name) for name in APP_PACKAGES))
     tag = f"practice-judge/runner-cpu:{digest}"
     if _exists(docker, tag) and not force:
@@ -131,12 +137,12 @@ def _runner_cpu(docker, env: str, force: bool, say) -> str:
     return tag
 
 
-def _prune(docker, kept: str, say) -> None:
+def _prune(docker: DockerClient, kept: str, say: Say) -> None:
     """Older CPU runner images (one per change of the judge's code) go; one a container still uses stays."""
     import docker as sdk  # noqa: PLC0415
 
     for image in docker.images.list(filters={"label": f"{ROLE_LABEL}=runner-cpu"}):
-        if kept not in image.tags:
+        if kept not in image.tags and image.id is not None:
             try:
                 docker.images.remove(image.id)
                 say(f"removed older {', '.join(image.tags) or image.short_id}")
@@ -144,7 +150,7 @@ def _prune(docker, kept: str, say) -> None:
                 pass
 
 
-def _docker_build(docker, tag: str, dockerfile: str, add_files) -> str:
+def _docker_build(docker: DockerClient, tag: str, dockerfile: str, add_files: Callable[[tarfile.TarFile], None]) -> str:
     with tempfile.TemporaryFile(dir="/var/tmp") as context:
         with tarfile.open(fileobj=context, mode="w") as tar:
             data = dockerfile.encode()

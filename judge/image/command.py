@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
+from typing import TYPE_CHECKING
 
-def register(sub) -> None:
+if TYPE_CHECKING:
+    from judge.settings import Settings
+
+
+def register(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     image = sub.add_parser("image", help="container images of the judge's runners")
     verbs = image.add_subparsers(dest="image_command", required=True)
     build = verbs.add_parser(
@@ -22,7 +28,7 @@ def register(sub) -> None:
     build.set_defaults(handler=_build)
 
 
-def _build(args, settings) -> int:
+def _build(args: argparse.Namespace, settings: Settings) -> int:
     from judge.image.build import build_all  # noqa: PLC0415 - docker SDK only when building
 
     tag = build_all(args.suite, args.mirror, force=args.force, say=print)

@@ -113,14 +113,14 @@ def make_classifier(
     _dict=dict,
     _module=type(sys),  # noqa: B008 - bound at definition, before learner code can rebind type
     _modules=sys.modules,
-    _module_dict=type(sys).__dict__["__dict__"].__get__,  # noqa: B008 - the same idiom
+    _module_dict=type(sys).__dict__["__dict__"].__get__,  # type: ignore[index]  # noqa: B008 - see integrity._MODULE_DICT
 ):
     """classify(frame) -> (LEARNER | TRUSTED | CONSUMER, module name). Names are bound now, before the import,
     and nothing it calls is the learner's (exact types are checked before any comparison)."""
     consumers = frozenset(CONSUMERS)
     learner_names = frozenset(learner_names)
 
-    def classify(frame) -> int:
+    def classify(frame) -> tuple[int, str | None]:
         code = frame.f_code
         filename = code.co_filename
         if _type(filename) is not _str or not filename.startswith(roots) or filename in learner_names:

@@ -36,6 +36,7 @@ import gc
 import os
 import sys
 import types
+from typing import Any
 
 import torch
 import torch.utils._device
@@ -43,7 +44,7 @@ import torch.utils._device
 try:
     import resource
 except ImportError:  # Windows: no rlimits, and no fence to work around
-    resource = None
+    resource = None  # type: ignore[assignment]  # checked for None where rlimits are used
 
 from judge.catalog import MESSAGES
 from judge.channel import HEADER
@@ -118,7 +119,7 @@ def arm(fd: int, max_frame: int, extra_modules=(), learner_names=(), trusted_fil
     return seccomp_filter.fence(fd)
 
 
-def _consumed(snapshot: tuple) -> tuple:
+def _consumed(snapshot: integrity.Snapshot) -> integrity.Snapshot:
     """Snapshot entries of what frame consumers call into: taken from the main snapshot where it has them."""
     prefixes = tuple(name + "." for name in frames.CONSUMER_CLASSES)
     have = tuple(entry for entry in snapshot if entry[0] in frames.CONSUMER_MODULES or entry[0].startswith(prefixes))
@@ -237,7 +238,7 @@ def _make_hook(
         finally:
             del busy[me]
 
-    def modes() -> tuple:
+    def modes() -> tuple[Any, ...]:
         # torch.set_default_device leaves its own DeviceContext pushed: allowed, it only picks a device.
         function_modes = _len_function_modes()
         kept = _sum(1 for i in _range(function_modes) if _type(_function_mode_at(i)) is not _device_context)

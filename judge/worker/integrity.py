@@ -16,9 +16,15 @@ import itertools
 import operator
 import sys
 import types
+from typing import Any
 
-_MODULE_DICT = types.ModuleType.__dict__["__dict__"].__get__
+# The C descriptors themselves, read from the classes' own mappings (typeshed types ModuleType.__dict__ as an
+# instance's attribute, hence the ignore).
+_MODULE_DICT = types.ModuleType.__dict__["__dict__"].__get__  # type: ignore[index]
 _CLASS_DICT = type.__dict__["__dict__"].__get__
+# (where, namespace, keys, values); keys None: a list's or set's items, compared in order or by identity.
+Entry = tuple[str, Any, "tuple[str, ...] | None", Any]
+Snapshot = tuple[Entry, ...]
 _QUALNAME = type.__dict__["__qualname__"].__get__
 _FLAGS = type.__dict__["__flags__"].__get__
 _IMMUTABLE_TYPE = 1 << 8  # Py_TPFLAGS_IMMUTABLETYPE: setattr on the class raises, nothing to watch
@@ -107,7 +113,7 @@ def _watched(value) -> bool:
     return id(kind) in _CODE_KINDS or issubclass(kind, (type, types.ModuleType))
 
 
-def _freeze(namespace, everything: bool = False) -> tuple[tuple, tuple]:
+def _freeze(namespace, everything: bool = False) -> tuple[tuple[str, ...], tuple[Any, ...]]:
     """(keys, values) of the watched bindings of `namespace` (every binding if `everything`)."""
     items = [
         (key, value)
@@ -122,7 +128,7 @@ def is_watched(name: str) -> bool:
     return name in WATCHED_MODULES or name + "." in WATCHED_PACKAGES or name.startswith(WATCHED_PACKAGES)
 
 
-def take(extra_modules=(), only=None, classes_of=None) -> tuple:
+def take(extra_modules=(), only=None, classes_of=None) -> Snapshot:
     """((where, namespace, keys, values), ...) for the WATCHED modules (or the loaded ones named in `only`),
     `extra_modules`, and their classes (only those of the modules named in `classes_of`, if given).
 
@@ -137,7 +143,8 @@ def take(extra_modules=(), only=None, classes_of=None) -> tuple:
     extra = {id(module) for module in extra_modules}
     for module in extra_modules:
         modules[module.__name__] = module
-    entries, classes = [], {}
+    entries: list[Entry] = []
+    classes: dict[int, tuple[str, type]] = {}
     for name, module in modules.items():
         namespace = _MODULE_DICT(module)
         keys, values = _freeze(namespace, everything=id(module) in extra)
@@ -155,12 +162,12 @@ def take(extra_modules=(), only=None, classes_of=None) -> tuple:
     return tuple(entries)
 
 
-def _contents(where: str, keys: tuple, values: tuple) -> list[tuple]:
+def _contents(where: str, keys: tuple[str, ...], values: tuple[Any, ...]) -> list[Entry]:
     """Entries for the containers among a namespace's values, read as {position or key: item}.
 
     A read-only mapping is no protection (`proxy == X()` hands X.__eq__ the dict behind it), so its dict is
     watched; lists and sets are watched as {index: item}, read back through a fresh copy at check time."""
-    found = []
+    found: list[Entry] = []
     for key, value in zip(keys, values):
         kind = type(value)
         if kind in (dict, types.MappingProxyType) and not all(type(k) is str for k in value):
@@ -179,7 +186,7 @@ def _items(container, _type=type, _set=set, _frozenset=frozenset, _map=map, _id=
 
 
 def first_change(
-    snapshot: tuple,
+    snapshot: Snapshot,
     _type=type,
     _str=str,
     _map=map,

@@ -5,6 +5,10 @@ from __future__ import annotations
 import sys
 import traceback
 import types
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # for the type checker only (judge.probe_protocol)
+    from judge.probe_protocol import Raised
 
 
 def load_module(name: str, path: str, display_name: str | None = None) -> types.ModuleType:
@@ -30,7 +34,7 @@ def learner_line(exc: BaseException, display_name: str) -> int | None:
     return line
 
 
-def describe(exc: BaseException, display_name: str) -> dict:
+def describe(exc: BaseException, display_name: str) -> Raised:
     message = exc.msg if isinstance(exc, SyntaxError) else str(exc)
     return {"type": type(exc).__name__, "message": message[:2000], "learner_line": learner_line(exc, display_name)}
 

@@ -5,6 +5,9 @@ from __future__ import annotations
 import gc
 import os
 import sys
+from collections.abc import Callable
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
 
 from judge.channel import MAX_FRAME, ChannelClosed, decode, encode
 from judge.jobs import WorkerPayload
@@ -13,12 +16,15 @@ from judge.worker import guard
 from judge.worker.learner import describe, is_out_of_memory, load_module
 from sandbox.base import EXIT_MEMORY
 
-TAMPERED = {"tampered": True}
+if TYPE_CHECKING:  # the protocol's names, for the type checker only: the worker imports nothing more for them
+    from judge.probe_protocol import Handshake, ImportRaised, ProbeRequest, Reply, TamperedReply
+
+TAMPERED: TamperedReply = {"tampered": True}
 
 
 def serve(
     fds: list[int],
-    payload: dict,
+    payload: dict[str, Any],
     _audit=sys.audit,
     _exit=os._exit,
     _gc_disable=gc.disable,
@@ -61,7 +67,7 @@ def serve(
     del probes_module
     try:
         solution = load_module("solution", solution_path, display)
-        failure = None
+        failure: ImportRaised | None = None
     except Exception as exc:  # noqa: BLE001 - any failure while importing is the learner's compile error
         if is_out_of_memory(exc):
             _exit(EXIT_MEMORY)
@@ -71,7 +77,7 @@ def serve(
     _gc_freeze()
     _audit(_send, reply_frame(failure or {"import": "ok", "fence": fence}), tampered)
     while failure is None:
-        box: list = []
+        box: list[Any] = []
         _audit(_recv, box)  # [frame or None, whether the snapshot was intact when it arrived]
         if box[0] is None:
             return
@@ -93,6 +99,7 @@ def serve(
         _audit(_send, frame, tampered)
         del frame
 
+
 def _gpu_budget() -> None:
     """A GPU job's device-memory budget (judge.runners.base.GPU_MEMORY_ENV): the share of its GPU torch may hold."""
     fraction = os.environ.get("PRACTICE_GPU_MEMORY_FRACTION")
@@ -101,7 +108,9 @@ def _gpu_budget() -> None:
         torch.cuda.set_per_process_memory_fraction(float(fraction))
 
 
-def _reply_frame(reply, _encode=encode, _check=check_reply, _rejected=(ReplyRejected, ValueError)) -> bytes:
+def _reply_frame(
+    reply: Reply | Handshake, _encode=encode, _check=check_reply, _rejected=(ReplyRejected, ValueError)
+) -> bytes:
     """The reply, checked to be plain data (so serialising it runs no code of the learner's) and encoded.
 
     Names are bound at definition, like serve's: the learner's code runs just before this."""
@@ -119,7 +128,7 @@ def _reply_frame(reply, _encode=encode, _check=check_reply, _rejected=(ReplyReje
         )
 
 
-def probe_table(module) -> dict:
+def probe_table(module: ModuleType) -> dict[str, Callable[..., Any]]:
     """Public functions defined in the probes module, captured once."""
     return {
         name: fn
@@ -129,16 +138,16 @@ def probe_table(module) -> dict:
 
 
 def _call(
-    probes: tuple,
-    solution,
-    request: dict,
+    probes: tuple[tuple[str, Callable[..., Any]], ...],
+    solution: ModuleType,
+    request: ProbeRequest,
     display: str,
     _describe=describe,
     _out_of_memory=is_out_of_memory,
     _exit=os._exit,
     _type=type,
     _str=str,
-) -> dict:
+) -> Reply:
     wanted = request["probe"]
     probe = None
     if _type(wanted) is _str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from typing import Any
 
 import torch
 
@@ -20,7 +21,7 @@ _schema_text = _SCHEMA["__str__"]
 _argument_name, _argument_type, _argument_alias, _argument_default = (
     _ARGUMENT[k].fget for k in ("name", "type", "alias_info", "default_value")
 )
-_alias_is_write = torch._C._AliasInfo.__dict__["is_write"].fget
+_alias_is_write = torch._C._AliasInfo.__dict__["is_write"].fget  # type: ignore[attr-defined]  # not in torch's stubs
 _type_text = torch._C.Type.__dict__["__repr__"]
 
 
@@ -46,7 +47,7 @@ def _argument(
     _default=_argument_default,
     _is_write=_alias_is_write,
     _type_text=_type_text,
-) -> dict:
+) -> dict[str, Any]:
     info = _alias(arg)
     default = _default(arg)
     kind = _type(default)
@@ -73,7 +74,7 @@ def _schema(
     _arguments=_schema_arguments,
     _returns=_schema_returns,
     _one=_argument,
-) -> dict | None:
+) -> dict[str, Any] | None:
     if not _exists(qualified):
         return None
     try:
@@ -99,7 +100,9 @@ def op_exists(qualified: str, _disable=gc.disable, _enable=gc.enable, _enabled=g
             _enable()
 
 
-def schema(qualified: str, _disable=gc.disable, _enable=gc.enable, _enabled=gc.isenabled, _read=_schema) -> dict | None:
+def schema(
+    qualified: str, _disable=gc.disable, _enable=gc.enable, _enabled=gc.isenabled, _read=_schema
+) -> dict[str, Any] | None:
     """The schema per argument: name, type, default, and whether its alias annotation writes (`Tensor(a!)`).
 
     Read from the dispatcher, not from OpOverload._schema, a Python attribute a submission could overwrite.

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import types
+from typing import Any
 
 EVENT = "judge.worker.torch"
 GATED = (
@@ -53,9 +54,9 @@ def _stand_in(name: str):
     return gated
 
 
-def install() -> dict:
+def install() -> dict[str, Any]:
     """Put stand-ins in place of the gated functions everywhere a module or class names them; the originals."""
-    reals = {}
+    reals: dict[str, Any] = {}
     module = sys.modules.get("torch._C._dynamo.eval_frame")
     if module is not None:
         reals.update((name, getattr(module, name)) for name in GATED if hasattr(module, name))
@@ -82,7 +83,7 @@ def install() -> dict:
 IMPORTERS = ("torch._dynamo", "torch.compiler", "torch._C._dynamo")
 
 
-def _namespaces(_module_dict=types.ModuleType.__dict__["__dict__"].__get__):
+def _namespaces(_module_dict=types.ModuleType.__dict__["__dict__"].__get__):  # type: ignore[index]  # see integrity._MODULE_DICT
     """The dicts of the modules that may name the gated functions."""
     for name, mod in list(sys.modules.items()):
         if name.startswith(IMPORTERS) and isinstance(mod, types.ModuleType):

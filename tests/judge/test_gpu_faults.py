@@ -15,7 +15,9 @@ from judge import Judge
 from judge.models import Verdict
 from judge.runners import canary, hostfault
 from judge.runners import plan as tier_plans
+from judge.runners.base import Runner
 from judge.settings import Settings
+from sandbox import ZygoteClient
 from sandbox.client import ZygoteDied
 
 pytestmark = pytest.mark.slow
@@ -39,7 +41,7 @@ def gpu_judge():
         yield judge
 
 
-def _untouched(judge: Judge, zygotes, local) -> None:
+def _untouched(judge: Judge, zygotes: tuple[ZygoteClient, ZygoteClient], local: Runner) -> None:
     assert judge._zygotes is zygotes and all(z.alive for z in zygotes)
     assert judge._runners.get(tier_plans.LOCAL) is local and local.alive
 

@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from importlib.util import find_spec
 from pathlib import Path
@@ -111,7 +112,7 @@ def watched_dirs() -> list[Path]:
     return [d for d in dirs if d.is_dir()]
 
 
-def snapshot(extra: list[Path] = ()) -> dict[str, tuple[int, int]]:
+def snapshot(extra: Sequence[Path] = ()) -> dict[str, tuple[int, int]]:
     """path -> (mtime_ns, size): the whole repository tree, and the top level of the watched folders."""
     seen: dict[str, tuple[int, int]] = {}
     for top, dirs, files in os.walk(REPO):

@@ -23,7 +23,7 @@ def _try(action) -> str:
     try:
         action()
     except OSError as exc:
-        return errno.errorcode.get(exc.errno, type(exc).__name__) if exc.errno else type(exc).__name__
+        return errno.errorcode.get(exc.errno or 0, type(exc).__name__) if exc.errno else type(exc).__name__
     except Exception as exc:  # noqa: BLE001
         return type(exc).__name__
     return "ok"
@@ -84,7 +84,7 @@ def read_paths(fds, payload) -> None:
             data = _read(path) if not os.path.isdir(path) else "\n".join(os.listdir(path)).encode()
             found[path] = "empty" if not data else "READ"
         except OSError as exc:
-            found[path] = errno.errorcode.get(exc.errno, "OSError")
+            found[path] = errno.errorcode.get(exc.errno or 0, "OSError")
     _say(**found)
 
 
@@ -114,7 +114,7 @@ def fork_bomb(fds, payload) -> None:
         try:
             pid = os.fork()
         except OSError as exc:
-            error = errno.errorcode.get(exc.errno, "OSError")
+            error = errno.errorcode.get(exc.errno or 0, "OSError")
             break
         if pid == 0:
             time.sleep(60)
@@ -148,7 +148,7 @@ def fill_shm(fds, payload) -> None:
                 fh.flush()
                 written += 1
     except OSError as exc:
-        error = errno.errorcode.get(exc.errno, "OSError")
+        error = errno.errorcode.get(exc.errno or 0, "OSError")
     _say(written_mib=written, error=error)
 
 

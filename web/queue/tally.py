@@ -71,13 +71,18 @@ class RedisTally:
     def snapshot(self) -> Snapshot:
         snap = Snapshot()
         for key, value in self.client.hgetall(TALLY + "judgements").items():
-            problem, _, verdict = key.decode().partition("|")
+            problem, _, verdict = _text(key).partition("|")
             snap.judgements[(problem, verdict)] = int(value)
         for key, value in self.client.hgetall(TALLY + "latency").items():
-            name = key.decode()
+            name = _text(key)
             if name == "sum":
                 snap.latency_sum = float(value)
             elif name.isdigit() and int(name) < len(BUCKETS):
                 snap.latency_buckets[int(name)] = int(value)
-        snap.busy_seconds = {k.decode(): float(v) for k, v in self.client.hgetall(TALLY + "busy").items()}
+        snap.busy_seconds = {_text(k): float(v) for k, v in self.client.hgetall(TALLY + "busy").items()}
         return snap
+
+
+def _text(key: bytes | str) -> str:
+    """A hash key as redis-py returns it: bytes (str only with decode_responses)."""
+    return key.decode() if isinstance(key, bytes) else key

@@ -91,7 +91,7 @@ class WorkerRuntime:
 
     def _grade(self, submission: Submission, on_event: Any, cancel: threading.Event | None = None) -> Report:
         extra = {"cancel": cancel} if cancel is not None else {}
-        return self.judge.grade(
+        report: Report = self.judge.grade(
             submission.problem_id,
             submission.code,
             submission.mode,
@@ -99,6 +99,7 @@ class WorkerRuntime:
             display_name=submission.file_name,
             **extra,
         )
+        return report
 
     def run(self, submission_id: str) -> None:
         cancel = threading.Event()
