@@ -37,13 +37,44 @@ class ReportCache:
 
 
 def write_atomic(path: Path, data: bytes) -> None:
-    """Write then rename: a reader (or a re-run after Ctrl-C) sees the old file or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write then rename: a reader (or a re-run after Ctrl-C) sees the old file or the new one, never half.
+
+    Readable by the group (a TA group shares the outputs), whatever the umask: mkstemp alone makes them 0600."""
+    shared_folder(path.parent)
     handle, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
     try:
+        os.fchmod(handle, _file_mode())
         with os.fdopen(handle, "wb") as out:
             out.write(data)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _read_umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+_UMASK = _read_umask()  # once, at import: os.umask can only be read by setting it, which races other threads
+
+
+def _file_mode() -> int:
+    return (0o666 & ~_UMASK) | 0o640
+
+
+def shared_folder(folder: Path) -> None:
+    """Create the folder (and parents) and let the group enter and read it."""
+    missing = []
+    for parent in (folder, *folder.parents):
+        if parent.exists():
+            break
+        missing.append(parent)
+    folder.mkdir(parents=True, exist_ok=True)
+    for made in missing:
+        try:
+            os.chmod(made, made.stat().st_mode | 0o750)
+        except OSError:
+            pass  # not ours to change: leave it as it is

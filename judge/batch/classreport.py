@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
+from urllib.parse import quote
 
 from judge.batch.rows import REJECTED, Row
 from judge.batch.similarity import Pair, clusters
 from judge.models import Outcome, Verdict
+from judge.problems import Problem
 
 COLORS = {
     "accepted": "#2e7d32",
@@ -62,6 +65,18 @@ LABELS = {
         "reason": "reason",
         "none": "none",
         "more_checks": "more checks",
+        "roster": "Every student",
+        "roster_note": "Click a column's heading to sort by it. Points are after any late penalty.",
+        "name": "name",
+        "points": "points",
+        "late": "late",
+        "tiers": "tiers",
+        "attempts": "attempts",
+        "similar": "similar to",
+        "feedback": "feedback",
+        "pending": "GPU tier still to be judged",
+        "pending_note": "Accepted on the tiers that ran here; the GPU tier had no runner. Judge these again where "
+        "a GPU runner is configured.",
     },
     "zh": {
         "title": "班级报告：练习",
@@ -95,11 +110,22 @@ LABELS = {
         "reason": "原因",
         "none": "无",
         "more_checks": "其余检查",
+        "roster": "全部学生",
+        "roster_note": "点击列标题按该列排序。分数已扣除迟交的扣分。",
+        "name": "姓名",
+        "points": "分数",
+        "late": "迟交",
+        "tiers": "已运行的层",
+        "attempts": "其他提交",
+        "similar": "相似于",
+        "feedback": "反馈",
+        "pending": "GPU 层尚待判题",
+        "pending_note": "在这里运行过的层都通过了，但 GPU 层没有可用的运行器。请在配置了 GPU 运行器的地方重新判题。",
     },
 }
 
 
-def render_class_report(rows: list[Row], pairs: list[Pair], problem, lang: str) -> str:
+def render_class_report(rows: list[Row], pairs: list[Pair], problem: Problem, lang: str) -> str:
     from jinja2 import Environment, FileSystemLoader, select_autoescape  # noqa: PLC0415
 
     env = Environment(
@@ -109,7 +135,7 @@ def render_class_report(rows: list[Row], pairs: list[Pair], problem, lang: str) 
     return env.get_template("class-report.html.j2").render(**class_summary(rows, pairs, problem, lang))
 
 
-def class_summary(rows: list[Row], pairs: list[Pair], problem, lang: str) -> dict:
+def class_summary(rows: list[Row], pairs: list[Pair], problem: Problem, lang: str) -> dict[str, Any]:
     judged = [r for r in rows if r.report is not None]
     by_student = {r.student: r for r in rows}
     return {
@@ -130,27 +156,56 @@ def class_summary(rows: list[Row], pairs: list[Pair], problem, lang: str) -> dic
         "checks_shown": CHECKS_SHOWN,
         "colors": COLORS,
         "t": LABELS["en" if lang == "en" else "zh"],
-        "problems": [r for r in rows if r.verdict in (REJECTED, "internal_error")],
+        "problems": [{"row": r, "reason": _reason(r, lang)} for r in rows if r.verdict in NOT_RUN],
+        "roster": [_student(r) for r in rows],
+        "pending": [r for r in rows if r.pending_tiers],
     }
 
 
-def slowest(judged: list[Row]) -> list[dict]:
+def _reason(row: Row, lang: str) -> str:
+    """Why nothing (or nothing of the learner's code) was judged: the rejection, the compile error, the fault."""
+    if row.reason:
+        return row.reason.get(lang)
+    if row.report is None:
+        return ""
+    text = row.report.message.get(lang) or row.report.detail
+    return text[:400]
+
+
+def _student(row: Row) -> dict[str, Any]:
+    return {
+        "student": row.student,
+        "name": row.name,
+        "verdict": row.verdict,
+        "points": row.points,
+        "max_points": row.max_points,
+        "late": f"{row.days_late}" if row.late else "",
+        "tiers": row.tiers,
+        "pending": bool(row.pending_tiers),
+        "flags": row.flags,
+        "attempts": len(row.attempts),
+        "similar_to": row.similar_to,
+        "feedback": f"feedback/{quote(row.student)}.md",
+    }
+
+
+def slowest(judged: list[Row]) -> list[dict[str, Any]]:
     """By the submission's own run time (the worker's wall clock): a judgement's total also holds the judge's
     start-up (the first ones of a batch wait for the warm parents) and queueing."""
 
     def seconds(row: Row) -> float:
-        return row.report.run.wall_s or row.duration_s
+        return (row.report.run.wall_s if row.report else None) or row.duration_s
 
     ranked = sorted(judged, key=lambda r: -seconds(r))[:SLOWEST]
     return [{"student": r.student, "verdict": r.verdict, "seconds": seconds(r)} for r in ranked]
 
 
-def verdict_counts(rows: list[Row]) -> list[dict]:
+def verdict_counts(rows: list[Row]) -> list[dict[str, Any]]:
     counts = Counter(r.verdict for r in rows)
     return [{"name": v, "count": counts[v], "color": COLORS.get(v, "#999")} for v in ORDER if counts[v]]
 
 
-def score_histogram(rows: list[Row], bins: int = 10) -> list[dict]:
+def score_histogram(rows: list[Row], bins: int = 10) -> list[dict[str, Any]]:
     """Scores in tenths; the last bin holds full marks alone, so 'all passed' stands apart from 'nearly'."""
     counts = [0] * (bins + 1)
     for row in rows:
@@ -159,15 +214,17 @@ def score_histogram(rows: list[Row], bins: int = 10) -> list[dict]:
     return [{"label": label, "count": count} for label, count in zip(labels, counts)]
 
 
-def check_failures(rows: list[Row], lang: str = "en") -> list[dict]:
+def check_failures(rows: list[Row], lang: str = "en") -> list[dict[str, Any]]:
     """Per check, how many of the submissions that ran it failed it; highest rate first: the lesson the class
     missed. A public check is its case name; hidden cases are grouped by their author's hint (the lesson they
     test, across parametrized variants), else by their real name (this page is the instructor's)."""
-    ran, failed, info = Counter(), Counter(), {}
+    ran: Counter[tuple[str, str]] = Counter()
+    failed: Counter[tuple[str, str]] = Counter()
+    info: dict[tuple[str, str], dict[str, Any]] = {}
     for row in rows:
         if row.report is None or row.verdict in NOT_RUN:
             continue
-        outcomes: dict[tuple, bool] = {}
+        outcomes: dict[tuple[str, str], bool] = {}
         for case in row.report.cases:
             hint = case.hint.get(lang) or case.hint.en
             key = ("hidden", hint or case.name) if case.hidden else ("public", case.name)
@@ -190,7 +247,7 @@ def check_failures(rows: list[Row], lang: str = "en") -> list[dict]:
     return sorted(checks, key=lambda c: (-c["rate"], c["name"]))
 
 
-def _cluster(group: list[str], pairs: list[Pair], by_student: dict[str, Row]) -> dict:
+def _cluster(group: list[str], pairs: list[Pair], by_student: dict[str, Row]) -> dict[str, Any]:
     inside = [p for p in pairs if p.a in group and p.b in group]
     members = defaultdict(str, {s: by_student[s].verdict for s in group if s in by_student})
     return {

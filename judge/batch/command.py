@@ -4,15 +4,27 @@ from __future__ import annotations
 
 import argparse
 import os
+from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from judge.batch.policy import GradeOptions
+    from judge.settings import Settings
 
 GRADE_EPILOG = """\
 SUBMISSIONS: a folder with one file per student (alice.py), a folder with one folder per student, or a
 zip of either (a single top-level folder inside the zip is looked through). The student id is the file
 or folder name without its extension; duplicate ids are kept as id~2, id~3 and reported.
 
-Outputs in DIR: grades.csv, reports.jsonl (full reports, hidden cases included), feedback/<student>.md,
-gradescope/<student>/results.json, junit.xml, similarity.csv, class-report.html. Results are cached in
+Canvas, Moodle, Gradescope and Blackboard downloads are recognised by their names: the student column
+then holds the LMS's id, name the student's name; the latest attempt is judged, the others listed.
+Files that are neither .py nor a zip are listed in skipped.csv.
+
+Outputs in DIR: grades.csv and grades.xlsx, reports.jsonl (full reports, hidden cases included),
+feedback/<student>.md, gradescope/<student>/results.json, junit.xml, similarity.csv, skipped.csv,
+class-report.html, and canvas.csv / moodle.csv with --lms. A run merges into DIR by student id (--only
+regrades one student with the first run's options); nothing is deleted. Results are cached in
 DIR/.cache: an unchanged re-run is nearly instant, an interrupted one resumes; --force judges again.
 A file that cannot be judged at all (empty, binary, not UTF-8, too large, no file chosen) gets the
 status 'rejected' with its reason, score 0.
@@ -35,7 +47,44 @@ def _positive(text: str) -> int:
     return value
 
 
-def _grade(args, settings) -> int:
+def _deadline(text: str) -> datetime:
+    from judge.batch.policy import parse_deadline  # noqa: PLC0415
+
+    try:
+        return parse_deadline(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not an ISO 8601 time: {text!r} (e.g. 2026-03-01T23:59+08:00)") from None
+
+
+def _percent(text: str) -> float:
+    value = float(text)
+    if not 0 <= value <= 100:
+        raise argparse.ArgumentTypeError("must be between 0 and 100")
+    return value
+
+
+def _points(text: str) -> float:
+    value = float(text)
+    if not value > 0:
+        raise argparse.ArgumentTypeError("must be more than 0")
+    return value
+
+
+def grade_options(args: argparse.Namespace) -> GradeOptions:
+    """The output-shaping options this command line gives (those it leaves out come from DIR's earlier run)."""
+    from judge.batch.policy import GradeOptions  # noqa: PLC0415
+
+    given = {
+        "points": args.points,
+        "deadline": args.deadline,
+        "late_penalty": args.late_penalty,
+        "lms": args.lms or None,
+        "lms_column": args.lms_column,
+    }
+    return GradeOptions(**{k: v for k, v in given.items() if v is not None})
+
+
+def _grade(args: argparse.Namespace, settings: Settings) -> int:
     from judge.batch.grade import grade_class  # noqa: PLC0415
 
     if args.queue:  # the same judgements, sent to `judge worker`s (web/queue imported lazily, like `judge serve`)
@@ -55,21 +104,34 @@ def _grade(args, settings) -> int:
                 force=args.force,
                 lang=args.lang,
                 judge=judge,
+                options=grade_options(args),
+                only=args.only,
+                replace=args.replace,
             )
     return grade_class(
-        args.problem, Path(args.submissions), Path(args.out), settings, jobs=args.jobs, force=args.force, lang=args.lang
+        args.problem,
+        Path(args.submissions),
+        Path(args.out),
+        settings,
+        jobs=args.jobs,
+        force=args.force,
+        lang=args.lang,
+        options=grade_options(args),
+        only=args.only,
+        replace=args.replace,
     )
 
 
-def _gradescope(args, settings) -> int:
+def _gradescope(args: argparse.Namespace, settings: Settings) -> int:
     from judge.batch.gradescope import build_bundle  # noqa: PLC0415
 
-    path = build_bundle(args.problem, Path(args.out), settings)
+    path = build_bundle(args.problem, Path(args.out), settings, points=args.points)
     print(f"wrote {path}: upload it as the assignment's autograder (Gradescope runs setup.sh, then run_autograder)")
+    print(f"set the assignment's total points to {args.points or 100:g}: results.json scores out of that")
     return 0
 
 
-def register(sub) -> None:
+def register(sub: Any) -> None:
     grade = sub.add_parser(
         "grade",
         help="grade a class's submissions (instructors)",
@@ -93,8 +155,20 @@ def register(sub) -> None:
         default=None,
         help="language of the students' feedback (default: PRACTICE_LANG, else zh)",
     )
+    grade.add_argument("--points", type=_points, help="scale scores to N points (default 100)")
+    grade.add_argument("--deadline", type=_deadline, help="ISO 8601 time; later submissions are late (no zone: UTC)")
+    grade.add_argument("--late-penalty", type=_percent, metavar="PCT", help="percent of the points off per day late")
+    grade.add_argument(
+        "--lms", action="append", choices=["canvas", "moodle"], help="also write canvas.csv / moodle.csv (repeatable)"
+    )
+    grade.add_argument("--lms-column", help="the assignment's column in canvas.csv (default: the exercise's title)")
+    grade.add_argument("--only", metavar="ID", help="regrade this student alone and merge the row into DIR")
+    grade.add_argument(
+        "--replace", action="store_true", help="DIR holds another exercise's results: move them aside, start afresh"
+    )
     grade.set_defaults(handler=_grade)
     scope = sub.add_parser("gradescope", help="write a Gradescope autograder bundle for an exercise (instructors)")
     scope.add_argument("problem", help="exercise number, e.g. 100")
     scope.add_argument("--out", required=True, help="the zip to write, e.g. autograder.zip")
+    scope.add_argument("--points", type=_points, help="the assignment's total points (default 100)")
     scope.set_defaults(handler=_gradescope)

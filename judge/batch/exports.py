@@ -6,8 +6,9 @@ import csv
 import io
 import json
 import xml.etree.ElementTree as ET
+from typing import Any
 
-from judge.batch.rows import CSV_COLUMNS, REJECTED, Row
+from judge.batch.rows import ALL_COLUMNS, REJECTED, Row
 from judge.i18n import Lang
 from judge.models import Outcome
 from judge.textsafe import valid
@@ -16,12 +17,106 @@ JUNIT_STATUS = {Outcome.failed: "failure", Outcome.error: "error", Outcome.skipp
 
 
 def grades_csv(rows: list[Row], lang: Lang) -> bytes:
+    """UTF-8 without a byte-order mark, as before (tools read it); grades.xlsx is the one for spreadsheets."""
     out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer = csv.DictWriter(out, fieldnames=ALL_COLUMNS, lineterminator="\n")
     writer.writeheader()
     for row in rows:
         writer.writerow(row.csv_record(lang))
     return out.getvalue().encode("utf-8")
+
+
+NUMERIC = {"score", "passed", "total", "duration_s", "points", "max_points"}
+
+
+def grades_xlsx(rows: list[Row], lang: Lang) -> bytes:
+    """The grades.csv table as a workbook: Excel opens its Chinese notes as written (it guesses a CSV's encoding)."""
+    from openpyxl import Workbook  # noqa: PLC0415 - only when writing
+    from openpyxl.worksheet.worksheet import Worksheet  # noqa: PLC0415
+
+    book = Workbook()
+    sheet = book.active
+    assert isinstance(sheet, Worksheet)  # a new workbook's one sheet
+    sheet.title = "grades"
+    sheet.append(ALL_COLUMNS)
+    for row in rows:
+        record = row.csv_record(lang)
+        sheet.append([_cell(name, _xlsx_text(record[name])) for name in ALL_COLUMNS])
+    sheet.freeze_panes = "B2"
+    sheet.auto_filter.ref = sheet.dimensions
+    data = io.BytesIO()
+    book.save(data)
+    return data.getvalue()
+
+
+def _cell(name: str, value: str) -> str | float:
+    if name in NUMERIC and value:
+        try:
+            return float(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _xlsx_text(text: str) -> str:
+    """Text a cell can hold: no control characters (openpyxl refuses them), no leading '=' read as a formula."""
+    text = _xml(text)
+    return "'" + text if text[:1] in ("=", "+", "-", "@") and not _number(text) else text
+
+
+def _number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def skipped_csv(skipped: list[tuple[str, str]]) -> bytes:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["path", "reason"])
+    writer.writerows(skipped)
+    return out.getvalue().encode("utf-8")
+
+
+def canvas_csv(rows: list[Row], column: str) -> bytes:
+    """Canvas's gradebook import: Student, ID (the Canvas user id), SIS User ID, SIS Login ID, Section, then the
+    assignment's column holding points; a "Points Possible" row says the total. Only Canvas students are listed."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", column])
+    possible = next((r.max_points for r in rows), 0.0)
+    writer.writerow(["    Points Possible", "", "", "", "", f"{possible:g}"])
+    for row in rows:
+        if row.layout == "canvas":
+            writer.writerow([row.name or row.student, row.student, "", "", "", f"{row.points:g}"])
+    return out.getvalue().encode("utf-8-sig")  # Canvas reads UTF-8; the mark keeps Excel from garbling names
+
+
+def moodle_csv(rows: list[Row], lang: Lang) -> bytes:
+    """Moodle's offline grading worksheet (assignment > "Upload grading worksheet"): "Identifier" is
+    "Participant <id>" from the download's folder names, "Grade" the points, "Feedback comments" the summary.
+    Without a "Last modified (grade)" column Moodle does not compare times. Only Moodle students are listed."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(
+        ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade", "Grade can be changed",
+         "Feedback comments"]
+    )  # fmt: skip
+    for row in rows:
+        if row.layout == "moodle":
+            writer.writerow(
+                [f"Participant {row.student}", row.name, "", "", f"{row.points:.2f}", f"{row.max_points:.2f}", "Yes",
+                 _comment(row, lang)]
+            )  # fmt: skip
+    return out.getvalue().encode("utf-8")
+
+
+def _comment(row: Row, lang: Lang) -> str:
+    verdict = row.verdict if row.report is None else row.report.public(lang).message or row.verdict
+    late = f" (late {row.days_late} d)" if row.late else ""
+    return f"{row.verdict}: {verdict}{late}" if verdict != row.verdict else f"{row.verdict}{late}"
 
 
 def reports_jsonl(rows: list[Row], lang: Lang) -> bytes:
@@ -35,27 +130,33 @@ def reports_jsonl(rows: list[Row], lang: Lang) -> bytes:
     return ("\n".join(lines) + "\n").encode("utf-8") if lines else b""
 
 
-def gradescope_results(row: Row, lang: Lang) -> dict:
+def gradescope_results(row: Row, lang: Lang) -> dict[str, Any]:
     """Gradescope's results.json for one student, from what the student may see (hidden cases as 'hidden N').
 
-    Every case is worth one point; score is the number passed (Gradescope sums max_score into the total)."""
+    Each test's max_score is its weight's share of the row's max points; the top-level score (which Gradescope
+    takes over the tests' sum) is the row's points after any late penalty."""
     if row.report is None:
         return {"score": 0, "output": f"{row.verdict}: {row.reason.get(lang)}", "tests": []}
     public = row.report.public(lang)
+    weights = [case.weight for case in row.report.cases]
+    total = sum(weights) or 1.0
+    unit = row.max_points / total if row.max_points else 1.0
     tests = [
         {
             "name": case.name,
             "status": "passed" if case.outcome == Outcome.passed else "failed",
-            "score": 1 if case.outcome == Outcome.passed else 0,
-            "max_score": 1,
+            "score": round(weight * unit, 4) if case.outcome == Outcome.passed and row.score > 0 else 0,
+            "max_score": round(weight * unit, 4),
             "visibility": "visible",
             "output": "\n".join(t for t in (case.message, case.hint) if t),
         }
-        for case in public.cases
+        for case, weight in zip(public.cases, weights)
     ]
+    notes = [n for n in row.notes if n == "starter not changed"]
+    late = [f"late {row.days_late} day(s)" if lang == "en" else f"迟交 {row.days_late} 天"] if row.late else []
     return {
-        "score": public.passed,
-        "output": f"{public.verdict.value}: {public.message}",
+        "score": row.points if row.max_points else public.passed,
+        "output": "; ".join([f"{public.verdict.value}: {public.message}", *notes, *late]),
         "tests": tests,
         "execution_time": round(row.duration_s, 3),
     }
@@ -89,7 +190,7 @@ def junit_xml(rows: list[Row], problem_id: str) -> bytes:
             if status:
                 node = ET.SubElement(case, status, message=_xml(result.message.en or result.hint.en))
                 node.text = _xml(result.detail[-4000:])
-    return ET.tostring(suites, encoding="utf-8", xml_declaration=True)
+    return bytes(ET.tostring(suites, encoding="utf-8", xml_declaration=True))
 
 
 def _count(row: Row) -> int:

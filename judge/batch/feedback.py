@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from judge.batch.rows import REJECTED, Row
+from judge.batch.rows import REJECTED, UNCHANGED_NOTE, Row
 from judge.i18n import Lang
 from judge.models import Outcome, PublicReport
 from judge.textsafe import plain
@@ -19,10 +19,13 @@ WORDS = {
     "cases": ("各个测试", "Each test"),
     "hint": ("提示", "Hint"),
     REJECTED: ("未判题", "rejected"),
+    "points": ("分数：{points:g} / {max_points:g}", "Points: {points:g} / {max_points:g}"),
+    "late": ("（迟交 {days} 天，已扣分）", " (late by {days} day(s), penalty applied)"),
+    "unchanged": ("起始代码没有改动：得分为 0", "The starter was not changed: score 0"),
 }
 
 
-def word(key: str, lang: Lang, **fields) -> str:
+def word(key: str, lang: Lang, **fields: object) -> str:
     zh, en = WORDS[key]
     return (en if lang == "en" else zh).format(**fields)
 
@@ -54,9 +57,14 @@ def feedback_markdown(row: Row, problem_id: str, lang: Lang) -> str:
     lines += [
         f"**{word('verdict', lang)}: {verdict_name(public.verdict.value, lang)}** (`{public.verdict.value}`)",
         "",
-        word("tests", lang, passed=public.passed, total=public.total, score=public.score),
+        word("tests", lang, passed=public.passed, total=public.total, score=row.score),
         "",
     ]
+    if row.max_points:
+        late = word("late", lang, days=row.days_late) if row.late else ""
+        lines += [word("points", lang, points=row.points, max_points=row.max_points) + late, ""]
+    if UNCHANGED_NOTE in row.notes:
+        lines += [word("unchanged", lang), ""]
     if public.message:
         lines += [fenced(public.message), ""]
     lines += _cases(public, lang)

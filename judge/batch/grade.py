@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
+import difflib
 import sys
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TextIO
 
-from judge.batch.cache import ReportCache
-from judge.batch.inputs import Entry, discover
+from judge.batch import state
+from judge.batch.cache import ReportCache, shared_folder
+from judge.batch.exercise import Exercise
+from judge.batch.inputs import MAX_FILE, Entry, scan
 from judge.batch.outputs import write_outputs
+from judge.batch.policy import GradeOptions
+from judge.batch.policy import apply as apply_policy
 from judge.batch.progress import progress_for
 from judge.batch.rows import Row
 from judge.batch.run import BatchGrader, Interrupted
+from judge.errors import BadSubmission
+from judge.i18n import Lang
 from judge.settings import Settings
+from judge.source import check_source
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
 CACHE = Path(".cache") / "reports"
@@ -26,24 +36,63 @@ def grade_class(
     jobs: int,
     force: bool = False,
     lang: str | None = None,
-    stream=None,
-    on_row=None,
-    judge=None,
+    stream: TextIO | None = None,
+    on_row: Callable[[Row], None] | None = None,
+    judge: Any = None,
+    options: GradeOptions | None = None,
+    only: str | None = None,
+    replace: bool = False,
 ) -> int:
-    """Grade a class and write its outputs; the exit status of `judge grade`.
+    """Grade a class and write its outputs, merged by student id into what DIR holds; the exit status.
 
     judge: a warm Judge to share (tests, a server); by default one is started and closed here.
-    on_row(row): called as each row is ready (tests raise KeyboardInterrupt from it)."""
+    on_row(row): called as each row is ready (tests raise KeyboardInterrupt from it).
+    options: points, deadline, late penalty, LMS exports; what a run leaves unsaid comes from DIR's earlier run.
+    only: regrade this student alone (an id of the student column). replace: DIR may hold another problem's
+    results, which are moved aside into DIR/previous-<time>/."""
     if judge is None:
         from judge.service import Judge  # noqa: PLC0415 - keeps `judge --help` instant
 
         with Judge(settings) as own:
-            return grade_class(problem_id, submissions, out, settings, jobs, force, lang, stream, on_row, own)
+            return grade_class(
+                problem_id, submissions, out, settings, jobs, force, lang, stream, on_row, own, options, only, replace
+            )
     stream = stream or sys.stderr
-    lang = lang or settings.lang
     problem = judge.problem(problem_id)
-    entries = discover(submissions, problem.meta.solution_file, skip=out)
-    out.mkdir(parents=True, exist_ok=True)
+    found = scan(submissions, Exercise.of(problem), skip=out)
+    earlier_problem = state.previous_problem(out)
+    if earlier_problem is not None and earlier_problem != problem.id:
+        if not replace:
+            print(
+                f"error: {out} holds the results of exercise {earlier_problem}, not {problem.id}: choose another "
+                "--out, or add --replace to move them aside (into a previous-<time> folder) and start afresh",
+                file=stream,
+            )
+            return EXIT_USAGE
+        aside = state.move_aside(out)
+        if aside is not None:
+            print(f"note: the results of exercise {earlier_problem} were moved to {aside}", file=stream)
+    earlier = state.load(out)
+    if earlier is not None and earlier.problem != problem.id:
+        earlier = None
+    options = (options or GradeOptions()).filled_from(earlier.options if earlier else None)
+    if lang is not None:
+        options.lang = lang
+    language: Lang = "en" if (options.lang or settings.lang) == "en" else "zh"
+    options.lang = language
+    entries = found.entries
+    if only is not None:
+        entries = [e for e in found.entries if e.student == only]
+        if not entries:
+            close = difflib.get_close_matches(only, [e.student for e in found.entries], n=3)
+            print(
+                f"error: no student {only!r} in {submissions}"
+                + (f" (did you mean {', '.join(close)}?)" if close else "")
+                + "; --only takes an id of grades.csv's student column",
+                file=stream,
+            )
+            return EXIT_USAGE
+    shared_folder(out)
     cache = ReportCache(out / CACHE, problem.digest, judge.versions())
     interrupted = False
     with progress_for(len(entries), stream) as progress:
@@ -52,14 +101,18 @@ def grade_class(
             rows = grader.run(entries)
         except Interrupted as stop:
             rows, interrupted = stop.rows, True
-    write_outputs(out, rows, _sources(entries), problem, lang)
-    _summary(rows, entries, out, interrupted, stream)
+    kept = len({r.student for r in earlier.rows} - {r.student for r in rows}) if earlier else 0
+    rows = state.merge(earlier.rows if earlier else [], rows)
+    apply_policy(rows, options)
+    write_outputs(out, rows, _sources(found.entries), problem, language, options, found.skipped)
+    state.save(out, problem.id, options, rows)
+    _summary(rows, entries, out, interrupted, stream, kept=kept, skipped=len(found.skipped), options=options)
     if interrupted:
         return EXIT_INTERRUPTED
     return EXIT_INTERNAL if any(r.verdict == "internal_error" for r in rows) else EXIT_OK
 
 
-def _both(progress, hook):
+def _both(progress: Callable[[Row], None], hook: Callable[[Row], None] | None) -> Callable[[Row], None]:
     def on_row(row: Row) -> None:
         progress(row)
         if hook is not None:
@@ -69,43 +122,74 @@ def _both(progress, hook):
 
 
 def _sources(entries: list[Entry]) -> dict[str, str]:
-    """Each student's text, for similarity (files that are not text are not compared)."""
-    out = {}
+    """Each student's text as the judge reads it (judge/source.py), for similarity; files that are not text are not
+    compared."""
+    out: dict[str, str] = {}
     for entry in entries:
-        try:
-            text = entry.data.decode("utf-8") if entry.data else ""
-        except UnicodeDecodeError:
+        if not entry.data:
             continue
-        if text.strip() and "\x00" not in text:
-            out[entry.student] = text
+        try:
+            out[entry.student] = check_source(entry.data, MAX_FILE)
+        except BadSubmission:
+            continue
     return out
 
 
-def _summary(rows: list[Row], entries: list[Entry], out: Path, interrupted: bool, stream) -> None:
+def _summary(
+    rows: list[Row],
+    entries: list[Entry],
+    out: Path,
+    interrupted: bool,
+    stream: TextIO,
+    kept: int = 0,
+    skipped: int = 0,
+    options: GradeOptions | None = None,
+) -> None:
     counts = Counter(r.verdict for r in rows)
+    graded = len(rows) - kept
+    now = Counter(r.verdict for r in rows if r.student in _ids(entries))
     print(
-        f"{len(rows)} of {len(entries)} students graded: " + ", ".join(f"{n} {v}" for v, n in counts.most_common()),
+        f"{graded} of {len(entries)} students graded: " + ", ".join(f"{n} {v}" for v, n in now.most_common()),
         file=stream,
     )
+    if kept:
+        print(f"{kept} students of the earlier run kept as they were (merged by student id)", file=stream)
+    if skipped:
+        print(f"{skipped} files are no student's submission: listed in skipped.csv", file=stream)
     for entry in entries:
         for note in entry.notes:
             if note.startswith("duplicate id '"):  # said once, on the entry that was renamed
                 print(f"note: {note}", file=stream)
+    pending = [r.student for r in rows if r.pending_tiers]
+    if pending:
+        tiers = ", ".join(sorted({t for r in rows for t in r.pending_tiers}))
+        print(
+            f"{len(pending)} students have a tier still to be judged ({tiers}; no runner for it here): "
+            "see the tiers column and the class report",
+            file=stream,
+        )
     if interrupted:
         print(
-            f"interrupted: {len(entries) - len(rows)} students not graded yet; outputs in {out} hold the "
+            f"interrupted: {len(entries) - graded} students not graded yet; outputs in {out} hold the "
             f"{len(rows)} graded. Run the same command again to resume (finished ones come from {out / CACHE}).",
             file=stream,
         )
     else:
+        exports = [f"{name}.csv" for name in (options.lms if options else [])]
         print(
-            f"outputs in {out}: grades.csv, reports.jsonl, feedback/, gradescope/, junit.xml, similarity.csv, "
-            "class-report.html",
+            f"outputs in {out}: grades.csv, grades.xlsx, reports.jsonl, feedback/, gradescope/, junit.xml, "
+            f"similarity.csv, skipped.csv, class-report.html{''.join(', ' + e for e in exports)}",
             file=stream,
         )
+        if options is not None:
+            print(f"points out of {options.max_points:g} (set the LMS assignment's total to this)", file=stream)
     if counts.get("internal_error"):
         print(
             f"{counts['internal_error']} judgement(s) failed twice with a fault of the judge (internal_error): "
             "see reports.jsonl; run again to retry them",
             file=stream,
         )
+
+
+def _ids(entries: list[Entry]) -> set[str]:
+    return {e.student for e in entries}

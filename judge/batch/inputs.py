@@ -1,19 +1,28 @@
-"""Find each student's submission in a folder, a folder of folders, or a zip of either (as LMS exports look)."""
+"""Find each student's submission in a folder, a folder of folders or a zip of either, laid out as LMS downloads are."""
 
 from __future__ import annotations
 
+import io
 import re
 import zipfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 
-from judge.errors import JudgeError
+from judge.batch import layouts
+from judge.batch.exercise import Exercise
+from judge.batch.layouts import GRADESCOPE, Named
+from judge.errors import BadSubmission, JudgeError
+from judge.source import check_source
 
 MAX_FILE = 16 << 20  # read at most this much of one file: larger is a rejected row, never loaded whole
 MAX_ENTRIES = 20_000  # zip members
 MAX_TOTAL = 1 << 30  # sum of the zip's declared uncompressed sizes
+MAX_NESTING = 2  # a student's zip inside the class's zip is opened; a zip inside that one too; no deeper
 JUNK = {"__MACOSX", "__pycache__", ".git", ".DS_Store", "Thumbs.db"}
 _UNSAFE = re.compile(r"[^\w.@+~-]", re.UNICODE)
+NOT_A_SUBMISSION = "neither a .py file nor a zip: not a student's submission"
 
 
 class BadSubmissions(JudgeError):
@@ -29,6 +38,23 @@ class Entry:
     data: bytes | None = None
     reason: str = ""  # set when data is None: why no file was chosen
     notes: list[str] = field(default_factory=list)
+    name: str = ""  # the student's name, where the LMS's layout gives one
+    layout: str = layouts.PLAIN
+    submitted: datetime | None = None  # from the name or the metadata, else the file's time
+    late_marker: bool = False  # the LMS marked it late
+    attempts: list[str] = field(default_factory=list)  # the student's other (older) attempts, not judged
+
+
+@dataclass
+class Skipped:
+    path: str
+    reason: str
+
+
+@dataclass
+class Discovery:
+    entries: list[Entry]
+    skipped: list[Skipped]
 
 
 @dataclass
@@ -37,19 +63,41 @@ class Node:
 
     name: str
     path: str
-    read: object = None  # callable -> bytes for a file; None for a folder
+    read: Callable[[], bytes] | None = None  # None for a folder
     size: int = 0
+    mtime: datetime | None = None
     children: dict[str, Node] = field(default_factory=dict)
 
     @property
     def is_file(self) -> bool:
         return self.read is not None
 
+    def latest(self) -> datetime | None:
+        times = [t for t in (self.mtime, *(c.latest() for c in self.children.values())) if t is not None]
+        return max(times, default=None)
 
-def discover(path: Path, solution_file: str, skip: Path | None = None) -> list[Entry]:
-    """Every student's entry, ids unique (duplicates suffixed ~2, ~3 and noted), sorted by id.
+
+@dataclass
+class _Attempt:
+    node: Node
+    named: Named | None
+    origin: str
+
+    @property
+    def when(self) -> datetime | None:
+        return (self.named.submitted if self.named else None) or self.node.latest()
+
+
+def discover(path: Path, solution_file: str | Exercise, skip: Path | None = None) -> list[Entry]:
+    """Every student's entry, ids unique, sorted by id (see scan)."""
+    return scan(path, solution_file, skip).entries
+
+
+def scan(path: Path, exercise: str | Exercise, skip: Path | None = None) -> Discovery:
+    """Every student's entry (one per student: the latest attempt) and the files that are no one's submission.
 
     skip: a folder inside SUBMISSIONS that is not a student's (the --out folder, when it lies there)."""
+    exercise = exercise if isinstance(exercise, Exercise) else Exercise(exercise)
     if not path.exists():
         raise BadSubmissions(f"no such file or folder: {path}")
     root = _zip_tree(path) if path.is_file() else _folder_tree(path)
@@ -58,13 +106,16 @@ def discover(path: Path, solution_file: str, skip: Path | None = None) -> list[E
     if path.is_file():
         while len(root.children) == 1 and not next(iter(root.children.values())).is_file:
             root = next(iter(root.children.values()))  # a single top-level folder is looked through
-    entries = [_entry(node, solution_file) for node in sorted(root.children.values(), key=lambda n: n.name)]
-    return _unique(entries)
+    skipped: list[Skipped] = []
+    groups = _group(root, skipped)
+    entries = [_entry_of(key, attempts, exercise) for key, attempts in groups.items()]
+    return Discovery(_unique(entries), sorted(skipped, key=lambda s: s.path))
 
 
-def one_submission(folder: Path, solution_file: str, student: str = "submission") -> Entry:
+def one_submission(folder: Path, solution_file: str | Exercise, student: str = "submission") -> Entry:
     """The file to judge in one student's folder (Gradescope's /autograder/submission), or why there is none."""
-    entry = _entry(_folder_tree(folder), solution_file)
+    exercise = solution_file if isinstance(solution_file, Exercise) else Exercise(solution_file)
+    entry = _entry(_folder_tree(folder), exercise)
     entry.student = student
     return entry
 
@@ -74,47 +125,187 @@ def student_id(name: str, is_file: bool) -> str:
     return _UNSAFE.sub("_", stem).lstrip(".") or "_"
 
 
-def _entry(node: Node, solution_file: str) -> Entry:
+def _group(root: Node, skipped: list[Skipped]) -> dict[tuple[str, str], list[_Attempt]]:
+    """(layout, id) -> the student's attempts; each attempt a file or folder node (an LMS's files of one attempt
+    gathered in a folder of their own names)."""
+    meta_node = root.children.get(layouts.GRADESCOPE_METADATA)
+    metadata = {}
+    if meta_node is not None and meta_node.is_file:
+        del root.children[layouts.GRADESCOPE_METADATA]
+        metadata = layouts.gradescope_metadata(_text(meta_node) or "")
+        skipped.append(Skipped(meta_node.path, "Gradescope's submission metadata (read for names and times)"))
+    groups: dict[tuple[str, str], dict[str, _Attempt]] = {}
+    names: dict[tuple[str, str], str] = {}
+    for node in sorted(root.children.values(), key=lambda n: n.name):
+        named = layouts.parse_name(node.name, node.is_file)
+        if named is None:
+            if node.is_file and not _judgeable(node.name):
+                skipped.append(Skipped(node.path, NOT_A_SUBMISSION))
+                continue
+            key = (layouts.PLAIN, f"{node.name}\0{len(groups)}")  # plain entries never merge: ids are made unique
+            groups[key] = {"": _Attempt(node, None, node.path)}
+            continue
+        if named.layout == layouts.GRADESCOPE:
+            info = metadata.get(node.name)
+            if info is not None:
+                named = Named(GRADESCOPE, named.student, info.name, submitted=info.submitted, attempt=named.student)
+            key = (layouts.GRADESCOPE, info.who if info is not None and info.who else named.student)
+        else:
+            key = (named.layout, named.student)
+        if named.receipt:
+            names.setdefault(key, layouts.receipt_name(_text(node) or ""))
+            skipped.append(Skipped(node.path, "Blackboard's submission receipt (read for the name)"))
+            continue
+        if named.name:
+            names.setdefault(key, named.name)
+        attempts = groups.setdefault(key, {})
+        if node.is_file:  # an LMS's flat files: gather one attempt's files in a folder of their own names
+            attempt = attempts.get(named.attempt)
+            if attempt is None:
+                folder = Node(named.student, node.path)
+                attempt = attempts[named.attempt] = _Attempt(folder, named, node.path)
+            attempt.node.children[named.file or node.name] = Node(
+                named.file or node.name, node.path, node.read, node.size, node.mtime
+            )
+            attempt.named = _later(attempt.named, named)
+        else:
+            attempts[named.attempt or node.name] = _Attempt(node, named, node.path)
+    out: dict[tuple[str, str], list[_Attempt]] = {}
+    for key, attempts in groups.items():
+        for attempt in attempts.values():
+            if attempt.named is not None and names.get(key) and not attempt.named.name:
+                attempt.named = Named(**{**attempt.named.__dict__, "name": names[key]})
+            if attempt.named is not None and len(attempt.node.children) == 1 and key[0] != layouts.GRADESCOPE:
+                only = next(iter(attempt.node.children.values()))
+                if only.is_file:
+                    attempt.origin = only.path
+        out[key] = list(attempts.values())
+    return out
+
+
+def _later(kept: Named | None, seen: Named) -> Named:
+    """One attempt's files share its name and time; the late mark of any of them marks the attempt."""
+    if kept is None:
+        return seen
+    return Named(**{**kept.__dict__, "late": kept.late or seen.late, "name": kept.name or seen.name})
+
+
+def _judgeable(name: str) -> bool:
+    return name.lower().endswith((".py", ".zip"))
+
+
+def _entry_of(key: tuple[str, str], attempts: list[_Attempt], exercise: Exercise) -> Entry:
+    """The student's latest attempt (by the LMS's time, else the files' time), the others listed."""
+    epoch = datetime.min.replace(tzinfo=UTC)
+    ordered = sorted(attempts, key=lambda a: (a.when or epoch, a.origin))
+    latest = ordered[-1]
+    named = latest.named
+    if named is None:
+        entry = _entry(latest.node, exercise)
+        entry.student = student_id(latest.node.name, latest.node.is_file)
+    else:
+        entry = _entry(latest.node, exercise, origin=latest.origin)
+        entry.student = _UNSAFE.sub("_", named.student) or "_"
+        entry.name, entry.layout, entry.late_marker = named.name, named.layout, named.late
+    entry.submitted = latest.when
+    entry.attempts = [a.origin for a in ordered[:-1]]
+    if entry.attempts:
+        entry.notes.append(f"{len(ordered)} attempts: judged the latest ({latest.origin})")
+    return entry
+
+
+def _entry(node: Node, exercise: Exercise, origin: str | None = None, depth: int = 0) -> Entry:
     student = student_id(node.name, node.is_file)
-    chosen = node if node.is_file else _choose(node, solution_file)
+    if node.is_file and node.name.lower().endswith(".zip"):
+        opened = _open_nested(node, depth)
+        if isinstance(opened, str):
+            return Entry(student, node.path, reason=opened)
+        entry = _entry(opened, exercise, depth=depth + 1)
+        entry.student = student
+        return entry
+    notes: list[str] = []
+    chosen = node if node.is_file else _choose(node, exercise, notes, depth)
     if isinstance(chosen, str):
-        return Entry(student, node.path, reason=chosen)
+        return Entry(student, origin or node.path, reason=chosen, notes=notes)
     if chosen.size > MAX_FILE:
         return Entry(student, chosen.path, reason=f"the file is {chosen.size} bytes; far over any source limit")
-    return Entry(student, chosen.path, data=chosen.read())
+    return Entry(student, chosen.path, data=chosen.read() if chosen.read else b"", notes=notes)
 
 
-def _choose(folder: Node, solution_file: str) -> Node | str:
-    """The file named solution_file anywhere in the student's folder, else its only .py file; else why not."""
-    files = list(_files(folder))
+def _choose(folder: Node, exercise: Exercise, notes: list[str], depth: int) -> Node | str:
+    """The file named like the exercise anywhere in the student's folder, else its only .py file, else the only
+    one that defines the exercise's operators; else why none. Zips inside are opened (same limits)."""
+    files = list(_files(folder, depth, notes))
+    solution_file = exercise.solution_file
     named = [f for f in files if f.name == solution_file]
-    if len(named) == 1:
-        return named[0]
+    python = [f for f in files if f.name.endswith(".py")]
     if len(named) > 1:
         return f"several files named {solution_file}: " + ", ".join(f.path for f in named)
-    python = [f for f in files if f.name.endswith(".py")]
-    if len(python) == 1:
-        return python[0]
-    if not python:
-        return f"no .py file in the folder (expected {solution_file})"
-    return (
-        f"several .py files and none named {solution_file}: "
-        + ", ".join(f.path for f in python[:5])
-        + f"; rename the solution {solution_file}"
-    )
+    chosen: Node | None = named[0] if named else python[0] if len(python) == 1 else None
+    if chosen is None and len(python) > 1:
+        defining = [f for f in python if _defines(f, exercise)]
+        chosen = defining[0] if len(defining) == 1 else None
+    if chosen is None:
+        if not python:
+            return f"no .py file in the folder (expected {solution_file})"
+        return (
+            f"several .py files and none named {solution_file}: "
+            + ", ".join(f.path for f in python[:5])
+            + f"; rename the solution {solution_file}"
+        )
+    others = [f.path for f in python if f is not chosen]
+    if others:
+        notes.append(f"judged {chosen.path} alone; not judged: {', '.join(others)}")
+    return chosen
 
 
-def _files(folder: Node):
+def _defines(node: Node, exercise: Exercise) -> bool:
+    text = _text(node) if node.size <= MAX_FILE else None
+    return bool(exercise.operators) and text is not None and exercise.defines_operators(text)
+
+
+def _text(node: Node) -> str | None:
+    """A file's text as the judge reads a submission (judge/source.py: BOM, coding line), or None."""
+    if node.read is None:
+        return None
+    try:
+        return check_source(node.read(), MAX_FILE)
+    except BadSubmission:
+        return None
+
+
+def _files(folder: Node, depth: int, notes: list[str]) -> Iterator[Node]:
     for child in folder.children.values():
-        if child.is_file:
-            yield child
+        if not child.is_file:
+            yield from _files(child, depth, notes)
+        elif child.name.lower().endswith(".zip"):
+            opened = _open_nested(child, depth)
+            if isinstance(opened, str):
+                notes.append(opened)
+            else:
+                yield from _files(opened, depth + 1, notes)
         else:
-            yield from _files(child)
+            yield child
+
+
+def _open_nested(node: Node, depth: int) -> Node | str:
+    """A student's own zip as a folder (its members' paths under the zip's), or why it was not opened."""
+    if depth >= MAX_NESTING:
+        return f"{node.path}: a zip nested more than {MAX_NESTING} deep was not opened"
+    if node.size > MAX_FILE or node.read is None:
+        return f"{node.path}: the zip is {node.size} bytes; over the {MAX_FILE}-byte limit of one file"
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(node.read()))
+        tree = _archive_tree(archive, node.path, prefix=node.path)
+    except (zipfile.BadZipFile, OSError, BadSubmissions) as exc:
+        return f"{node.path}: not a readable zip ({exc})"
+    tree.name, tree.path = node.name, node.path
+    return tree
 
 
 def _unique(entries: list[Entry]) -> list[Entry]:
     seen: dict[str, Entry] = {}
-    for entry in entries:
+    for entry in sorted(entries, key=lambda e: (e.student, e.origin)):
         if entry.student in seen:
             first, number = seen[entry.student], 2
             while f"{entry.student}~{number}" in seen:
@@ -146,13 +337,18 @@ def _folder_node(path: Path, top: Path) -> Node:
         if child.is_dir():
             node.children[child.name] = _folder_node(child, top)
         elif child.is_file():
+            stat = child.stat()
             node.children[child.name] = Node(
-                child.name, child.relative_to(top).as_posix(), read=_file_reader(child), size=child.stat().st_size
+                child.name,
+                child.relative_to(top).as_posix(),
+                read=_file_reader(child),
+                size=stat.st_size,
+                mtime=datetime.fromtimestamp(stat.st_mtime, UTC),
             )
     return node
 
 
-def _file_reader(path: Path):
+def _file_reader(path: Path) -> Callable[[], bytes]:
     def read() -> bytes:
         with path.open("rb") as handle:
             return handle.read(MAX_FILE + 1)
@@ -163,15 +359,19 @@ def _file_reader(path: Path):
 def _zip_tree(path: Path) -> Node:
     try:
         archive = zipfile.ZipFile(path)
-        members = archive.infolist()
     except (zipfile.BadZipFile, OSError) as exc:
         raise BadSubmissions(f"{path} is not a readable zip file: {exc}") from None
+    return _archive_tree(archive, str(path))
+
+
+def _archive_tree(archive: zipfile.ZipFile, label: str, prefix: str = "") -> Node:
+    members = archive.infolist()
     if len(members) > MAX_ENTRIES or sum(m.file_size for m in members) > MAX_TOTAL:
         raise BadSubmissions(
-            f"{path}: {len(members)} entries, {sum(m.file_size for m in members)} bytes "
+            f"{label}: {len(members)} entries, {sum(m.file_size for m in members)} bytes "
             "uncompressed; that is not a class's submissions (zip bomb?)"
         )
-    root = Node("", "")
+    root = Node("", prefix)
     for member in members:
         parts = _safe_parts(member.filename)
         if parts is None or member.is_dir():
@@ -180,9 +380,20 @@ def _zip_tree(path: Path) -> Node:
         for part in parts[:-1]:
             folder = folder.children.setdefault(part, Node(part, f"{folder.path}/{part}".lstrip("/")))
         folder.children[parts[-1]] = Node(
-            parts[-1], "/".join(parts), read=_member_reader(archive, member), size=member.file_size
+            parts[-1],
+            f"{prefix}/{'/'.join(parts)}".lstrip("/") if prefix else "/".join(parts),
+            read=_member_reader(archive, member),
+            size=member.file_size,
+            mtime=_zip_time(member),
         )
     return root
+
+
+def _zip_time(member: zipfile.ZipInfo) -> datetime | None:
+    try:
+        return datetime(*member.date_time, tzinfo=UTC)
+    except ValueError:
+        return None
 
 
 def _safe_parts(name: str) -> list[str] | None:
@@ -195,7 +406,7 @@ def _safe_parts(name: str) -> list[str] | None:
     return list(pure.parts) or None
 
 
-def _member_reader(archive: zipfile.ZipFile, member: zipfile.ZipInfo):
+def _member_reader(archive: zipfile.ZipFile, member: zipfile.ZipInfo) -> Callable[[], bytes]:
     def read() -> bytes:
         with archive.open(member) as handle:
             return handle.read(MAX_FILE + 1)  # the declared size can lie: never read more than this

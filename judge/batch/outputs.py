@@ -9,49 +9,76 @@ from pathlib import Path
 
 from judge.batch.cache import write_atomic
 from judge.batch.classreport import render_class_report
-from judge.batch.exports import grades_csv, gradescope_results, junit_xml, reports_jsonl
+from judge.batch.exports import (
+    canvas_csv,
+    grades_csv,
+    grades_xlsx,
+    gradescope_results,
+    junit_xml,
+    moodle_csv,
+    reports_jsonl,
+    skipped_csv,
+)
 from judge.batch.feedback import feedback_markdown
+from judge.batch.inputs import Skipped
+from judge.batch.policy import GradeOptions
 from judge.batch.rows import Row
-from judge.batch.similarity import Pair, similar_pairs, similar_to
+from judge.batch.similarity import Pair, boilerplate_of, similar_pairs, similar_to
+from judge.i18n import Lang
+from judge.problems import Problem
 
-FILES = ("grades.csv", "reports.jsonl", "junit.xml", "similarity.csv", "class-report.html")
+FILES = (
+    "grades.csv",
+    "grades.xlsx",
+    "reports.jsonl",
+    "junit.xml",
+    "similarity.csv",
+    "skipped.csv",
+    "class-report.html",
+)
 
 
-def write_outputs(out: Path, rows: list[Row], sources: dict[str, str], problem, lang: str) -> list[Pair]:
-    """grades.csv, reports.jsonl, feedback/<student>.md, gradescope/<student>/results.json, junit.xml,
-    similarity.csv, class-report.html. Returns the near-identical pairs."""
+def write_outputs(
+    out: Path,
+    rows: list[Row],
+    sources: dict[str, str],
+    problem: Problem,
+    lang: Lang,
+    options: GradeOptions | None = None,
+    skipped: list[Skipped] | None = None,
+) -> list[Pair]:
+    """grades.csv and .xlsx, reports.jsonl, feedback/<student>.md, gradescope/<student>/results.json, junit.xml,
+    similarity.csv, skipped.csv, class-report.html, and the LMS exports asked for. Returns the near-identical pairs.
+
+    Files of students not in rows are left as they are: nothing is deleted."""
+    options = options or GradeOptions()
     rows = sorted(rows, key=lambda r: r.student)
     judged = {r.student for r in rows if r.report is not None}  # rejected files (10 MB, binary) are not compared
-    starter = problem.starter_path.read_text(encoding="utf-8") if problem.starter_path.exists() else ""
-    pairs = similar_pairs({s: src for s, src in sources.items() if s in judged}, starter)
+    pairs = similar_pairs({s: src for s, src in sources.items() if s in judged}, boilerplate_of(problem))
     near = similar_to(pairs)
     for row in rows:
         row.similar_to = near.get(row.student, [])
     _write_per_student(out, rows, problem.id, lang)
     write_atomic(out / "similarity.csv", _similarity_csv(pairs))
+    write_atomic(out / "skipped.csv", skipped_csv([(s.path, s.reason) for s in skipped or []]))
     write_atomic(out / "junit.xml", junit_xml(rows, problem.id))
     write_atomic(out / "reports.jsonl", reports_jsonl(rows, lang))
     write_atomic(out / "class-report.html", render_class_report(rows, pairs, problem, lang).encode("utf-8"))
+    if "canvas" in options.lms:
+        title = problem.meta.title.en if lang == "en" else problem.meta.title.zh
+        write_atomic(out / "canvas.csv", canvas_csv(rows, options.lms_column or title))
+    if "moodle" in options.lms:
+        write_atomic(out / "moodle.csv", moodle_csv(rows, lang))
+    write_atomic(out / "grades.xlsx", grades_xlsx(rows, lang))
     write_atomic(out / "grades.csv", grades_csv(rows, lang))  # last: its presence says the rest is written
     return pairs
 
 
-def _write_per_student(out: Path, rows: list[Row], problem_id: str, lang: str) -> None:
-    present = {r.student for r in rows}
+def _write_per_student(out: Path, rows: list[Row], problem_id: str, lang: Lang) -> None:
     for row in rows:
         write_atomic(out / "feedback" / f"{row.student}.md", feedback_markdown(row, problem_id, lang).encode("utf-8"))
         results = json.dumps(gradescope_results(row, lang), ensure_ascii=False, indent=1)
         write_atomic(out / "gradescope" / row.student / "results.json", results.encode("utf-8"))
-    for stale in (out / "feedback").glob("*.md"):  # from an earlier run of other submissions
-        if stale.stem not in present:
-            stale.unlink()
-    for stale in (out / "gradescope").glob("*/results.json"):
-        if stale.parent.name not in present:
-            stale.unlink()
-            try:
-                stale.parent.rmdir()
-            except OSError:
-                pass  # the folder holds something else of the instructor's: leave it
 
 
 def _similarity_csv(pairs: list[Pair]) -> bytes:

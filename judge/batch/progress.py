@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from types import TracebackType
+from typing import TextIO
 
 from judge.batch.rows import Row
 from judge.textsafe import plain
@@ -25,14 +27,16 @@ SHORT = {
 class PlainProgress:
     """One line per student, flushed: readable in a CI log or a pipe."""
 
-    def __init__(self, total: int, stream=None):
+    def __init__(self, total: int, stream: TextIO | None = None):
         self.total, self.done, self.stream = total, 0, stream or sys.stderr
         self.counts: Counter[str] = Counter()
 
     def __enter__(self) -> PlainProgress:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, trace: TracebackType | None
+    ) -> None:
         summary = ", ".join(f"{v} {n}" for v, n in sorted(self.counts.items()))
         print(f"graded {self.done}/{self.total}: {summary}", file=self.stream, flush=True)
 
@@ -72,8 +76,10 @@ class RichProgress(PlainProgress):
         self.task = self.bar.add_task("grading", total=self.total, counts="")
         return self
 
-    def __exit__(self, *exc) -> None:
-        self.bar.__exit__(*exc)
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.bar.__exit__(kind, value, trace)
 
     def __call__(self, row: Row) -> None:
         self.done += 1
@@ -82,6 +88,6 @@ class RichProgress(PlainProgress):
         self.bar.update(self.task, advance=1, counts=counts)
 
 
-def progress_for(total: int, stream=None):
+def progress_for(total: int, stream: TextIO | None = None) -> PlainProgress | RichProgress:
     stream = stream or sys.stderr
     return RichProgress(total, stream) if stream.isatty() else PlainProgress(total, stream)

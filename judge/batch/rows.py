@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+from typing import Any
+
 from pydantic import BaseModel, Field
 
 from judge.i18n import Text
@@ -23,6 +26,10 @@ CSV_COLUMNS = [
     "source",
     "note",
 ]
+# Added after the columns above (a contract other tools read: their names, order and encoding stay).
+LMS_COLUMNS = ["name", "points", "max_points", "late", "attempts", "tiers"]
+ALL_COLUMNS = CSV_COLUMNS + LMS_COLUMNS
+UNCHANGED_NOTE = "starter not changed"
 
 
 class Row(BaseModel):
@@ -39,10 +46,31 @@ class Row(BaseModel):
     reason: Text = Field(default_factory=Text, description="Why a rejected submission was not judged.")
     notes: list[str] = Field(default_factory=list, description="Duplicate ids, retries, cache hits.")
     cached: bool = False
+    name: str = Field("", description="The student's name, where the LMS's layout gives one.")
+    layout: str = "plain"
+    submitted: datetime | None = None
+    late_marker: bool = Field(False, description="The LMS marked it late (Canvas's _LATE_).")
+    late: bool = False
+    days_late: int = 0
+    attempts: list[str] = Field(default_factory=list, description="The student's other attempts, not judged.")
+    points: float = 0.0
+    max_points: float = 0.0
     report: Report | None = None
 
+    @property
+    def tiers(self) -> str:
+        """The tiers that ran, joined by '+' ('cpu', 'cpu+gpu'); '' when nothing was judged."""
+        if self.report is None:
+            return ""
+        return "+".join(tier for tier, state in self.report.tiers.items() if state == "ran")
+
+    @property
+    def pending_tiers(self) -> list[str]:
+        """Tiers with no runner where this was judged: still to be judged (the GPU tier on a CPU host)."""
+        return [t for t, state in self.report.tiers.items() if state != "ran"] if self.report else []
+
     @classmethod
-    def judged(cls, student: str, source: str, sha256: str, report: Report, **extra) -> Row:
+    def judged(cls, student: str, source: str, sha256: str, report: Report, **extra: Any) -> Row:
         return cls(
             student=student,
             source=source,
@@ -58,7 +86,7 @@ class Row(BaseModel):
         )
 
     @classmethod
-    def rejected(cls, student: str, source: str, sha256: str, reason: Text, **extra) -> Row:
+    def rejected(cls, student: str, source: str, sha256: str, reason: Text, **extra: Any) -> Row:
         return cls(student=student, source=source, sha256=sha256, verdict=REJECTED, reason=reason, **extra)
 
     def csv_record(self, lang: str) -> dict[str, str]:
@@ -75,4 +103,10 @@ class Row(BaseModel):
             "similar_to": " ".join(self.similar_to),
             "source": self.source,
             "note": note,
+            "name": self.name,
+            "points": f"{self.points:.2f}",
+            "max_points": f"{self.max_points:g}",
+            "late": f"{self.days_late}d" if self.late and self.days_late else ("yes" if self.late else ""),
+            "attempts": " ".join(self.attempts),
+            "tiers": self.tiers,
         }

@@ -5,10 +5,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable
 from concurrent.futures import FIRST_COMPLETED, ThreadPoolExecutor, wait
+from typing import Any
 
 from judge.batch.cache import ReportCache
+from judge.batch.exercise import Exercise
 from judge.batch.inputs import Entry
-from judge.batch.rows import Row
+from judge.batch.rows import UNCHANGED_NOTE, Row
 from judge.catalog import say
 from judge.errors import BadSubmission
 from judge.i18n import Text
@@ -30,7 +32,7 @@ class BatchGrader:
 
     def __init__(
         self,
-        judge,
+        judge: Any,
         problem: Problem,
         cache: ReportCache | None,
         jobs: int,
@@ -40,6 +42,7 @@ class BatchGrader:
         self.judge, self.problem, self.cache = judge, problem, cache
         self.jobs, self.force, self.on_row = max(1, jobs), force, on_row
         self.limit = min(problem.meta.limits.source_kib << 10, judge.settings.max_source_bytes)
+        self.exercise = Exercise.of(problem)
 
     def run(self, entries: list[Entry]) -> list[Row]:
         """A row per entry; Ctrl-C raises Interrupted with the rows finished so far."""
@@ -63,17 +66,19 @@ class BatchGrader:
         for sha in list(todo):
             report = None if self.force or self.cache is None else self.cache.get(sha)
             if report is not None:
-                self._finish(rows, todo.pop(sha), sha, report, cached=True)
+                self._finish(rows, todo.pop(sha), sha, report, sources[sha], cached=True)
         self._judge_all(rows, todo, sources)
 
     def _rejection(self, entry: Entry, sha: str, sources: dict[str, str]) -> Row | None:
         if entry.data is None:
-            return Row.rejected(entry.student, entry.origin, sha, Text.same(entry.reason), notes=entry.notes)
+            return Row.rejected(
+                entry.student, entry.origin, sha, Text.same(entry.reason), notes=entry.notes, **_about(entry)
+            )
         try:
             sources[sha] = check_source(entry.data, self.limit)
         except BadSubmission as exc:
             reason = getattr(exc, "text", None) or Text.same(exc.message)
-            return Row.rejected(entry.student, entry.origin, sha, reason, notes=entry.notes)
+            return Row.rejected(entry.student, entry.origin, sha, reason, notes=entry.notes, **_about(entry))
         return None
 
     def _judge_all(self, rows: list[Row], todo: dict[str, list[Entry]], sources: dict[str, str]) -> None:
@@ -87,7 +92,7 @@ class BatchGrader:
                     report, notes = future.result()
                     if self.cache is not None:
                         self.cache.put(sha, report)
-                    self._finish(rows, todo[sha], sha, report, notes=notes)
+                    self._finish(rows, todo[sha], sha, report, sources[sha], notes=notes)
         except BaseException:
             pool.shutdown(wait=False, cancel_futures=True)  # judgements under way end when the zygotes close
             raise
@@ -106,9 +111,10 @@ class BatchGrader:
 
     def _grade_once(self, source: str) -> Report:
         try:
-            return self.judge.grade(
+            report: Report = self.judge.grade(
                 self.problem.id, source, mode="submit", display_name=self.problem.meta.solution_file
             )
+            return report
         except Exception as exc:  # noqa: BLE001 - one broken judgement must never abort the class
             return Report(
                 problem=self.problem.id,
@@ -122,18 +128,43 @@ class BatchGrader:
             )
 
     def _finish(
-        self, rows, entries: list[Entry], sha: str, report: Report, cached: bool = False, notes: list[str] = ()
+        self,
+        rows: list[Row],
+        entries: list[Entry],
+        sha: str,
+        report: Report,
+        source: str,
+        cached: bool = False,
+        notes: list[str] | tuple[str, ...] = (),
     ) -> None:
+        unchanged = self.exercise.unchanged(source)
         for entry in entries:
             same = [e.student for e in entries if e is not entry]
             extra = [f"identical to {', '.join(same)}: judged once"] if same else []
-            self._emit(
-                rows,
-                Row.judged(
-                    entry.student, entry.origin, sha, report, cached=cached, notes=[*entry.notes, *notes, *extra]
-                ),
+            row = Row.judged(
+                entry.student,
+                entry.origin,
+                sha,
+                report,
+                cached=cached,
+                notes=[*([UNCHANGED_NOTE] if unchanged else []), *entry.notes, *notes, *extra],
+                **_about(entry),
             )
+            if unchanged:  # the starter's operators as given (or none of them): the work was not done
+                row.score = 0.0
+            self._emit(rows, row)
 
     def _emit(self, rows: list[Row], row: Row) -> None:
         rows.append(row)
         self.on_row(row)
+
+
+def _about(entry: Entry) -> dict[str, object]:
+    """What the LMS's layout says of the submission, carried onto its row."""
+    return {
+        "name": entry.name,
+        "layout": entry.layout,
+        "submitted": entry.submitted,
+        "late_marker": entry.late_marker,
+        "attempts": list(entry.attempts),
+    }

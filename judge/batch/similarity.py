@@ -1,15 +1,41 @@
-"""Near-identical submissions, found by copydetect's winnowing with the starter as boilerplate."""
+"""Near-identical submissions, by copydetect's winnowing, with the starter and the statement's code as boilerplate."""
 
 from __future__ import annotations
 
 import io
 import logging
+import re
 from dataclasses import dataclass
+from typing import Any
+
+from judge.problems import Problem
 
 NEAR_IDENTICAL = 0.8  # both files share at least this fraction of their (non-starter) fingerprints, on average
 NOISE_K = 25  # copydetect's defaults: k-grams of 25 filtered characters, every one kept (window 1)
 WINDOW = 1
 MIN_OWN = 40  # fingerprints left once the starter is removed: fewer is too little code to call copied
+
+
+_FENCE = re.compile(r"^(`{3,}|~{3,})[^\n]*\n(.*?)^\1[ \t]*$", re.MULTILINE | re.DOTALL)
+_SPAN = re.compile(r"(?<!`)`([^`\n]{8,})`(?!`)")  # inline code long enough to be code (a signature, a call)
+
+
+def boilerplate_of(problem: Problem) -> str:
+    """The code every solution may share: the starter, and the Python the statement dictates (its code blocks)."""
+    parts = [problem.starter_path.read_text(encoding="utf-8")] if problem.starter_path.exists() else []
+    for lang in ("zh", "en"):
+        try:
+            prompt = problem.prompt(lang)
+        except OSError:
+            continue
+        parts += [match[2] for match in _FENCE.finditer(prompt)]
+        parts += [match[1] for match in _SPAN.finditer(_FENCE.sub("", prompt))]
+    return "\n\n".join(parts)
+
+
+def same_student(a: str, b: str) -> bool:
+    """Two rows of one student (alice and alice~2): their own attempts are never a pair."""
+    return a.split("~", 1)[0] == b.split("~", 1)[0]
 
 
 @dataclass(frozen=True)
@@ -28,8 +54,8 @@ def similar_pairs(sources: dict[str, str], starter: str = "", threshold: float =
     logging.getLogger().setLevel(max(logging.getLogger().level, logging.ERROR))  # copydetect warns per file
     import numpy as np  # noqa: PLC0415
 
-    boilerplate = np.array(sorted(_fingerprint(CodeFingerprint, starter, []).hashes)) if starter.strip() else []
-    prints = {}
+    boilerplate: Any = np.array(sorted(_fingerprint(CodeFingerprint, starter, []).hashes)) if starter.strip() else []
+    prints: dict[str, Any] = {}
     for student, code in sorted(sources.items()):
         try:
             prints[student] = _fingerprint(CodeFingerprint, code, boilerplate)
@@ -38,17 +64,19 @@ def similar_pairs(sources: dict[str, str], starter: str = "", threshold: float =
     names, pairs = list(prints), []
     for i, a in enumerate(names):
         for b in names[i + 1 :]:
+            if same_student(a, b):
+                continue
             score = 1.0 if sources[a] == sources[b] else _score(compare_files, prints[a], prints[b])
             if score >= threshold:
                 pairs.append(Pair(a, b, round(score, 3)))
     return sorted(pairs, key=lambda p: (-p.score, p.a, p.b))
 
 
-def _fingerprint(cls, code: str, boilerplate):
+def _fingerprint(cls: Any, code: str, boilerplate: Any) -> Any:
     return cls("submission.py", NOISE_K, WINDOW, boilerplate=boilerplate, fp=io.StringIO(code))
 
 
-def _score(compare, first, second) -> float:
+def _score(compare: Any, first: Any, second: Any) -> float:
     if min(len(first.hashes), len(second.hashes)) < MIN_OWN:
         return 0.0  # (almost) nothing beyond the starter: nothing to have copied
     shared = len(first.hashes & second.hashes) / min(len(first.hashes), len(second.hashes))

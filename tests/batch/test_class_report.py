@@ -37,7 +37,9 @@ def _row(student: str, verdict: Verdict, fails: set[str], flags=(), seconds=1.0)
         duration_s=seconds,
         flags=list(flags),
     )
-    return Row.judged(student, f"{student}.py", "0" * 64, report)
+    row = Row.judged(student, f"{student}.py", "0" * 64, report)
+    row.max_points, row.points = 10, round(10 * report.score, 2)
+    return row
 
 
 def class_rows() -> list[Row]:
@@ -84,8 +86,15 @@ def test_class_report_renders_offline_in_chromium(tmp_path):
         page.on("pageerror", lambda exc: errors.append(str(exc)))
         page.goto(page_path.as_uri())
         page.screenshot(path=str(ARTIFACTS / "class-report.png"), full_page=True)
-        for section in ("verdicts", "scores", "checks", "similarity", "flagged", "slowest"):
+        for section in ("verdicts", "scores", "checks", "similarity", "flagged", "slowest", "roster", "not-judged"):
             assert page.locator(f"#{section}").is_visible(), section
+        roster = page.locator("#roster tbody tr")
+        assert roster.count() == len(class_rows())  # every student, the rejected one too
+        page.locator("#roster th", has_text="points").click()  # sortable: lowest points first
+        assert roster.nth(0).locator("td").nth(1).inner_text() == "" and "rejected" in roster.nth(0).inner_text()
+        page.locator("#roster th", has_text="points").click()
+        assert "accepted" in roster.nth(0).inner_text()
+        assert "the file is empty" in page.locator("#not-judged").inner_text()
         assert page.locator("#verdicts svg rect").count() == 4  # accepted, wrong_answer, tle, rejected
         assert page.locator("#scores svg rect").count() == 11
         first_check = page.locator("#checks tr").nth(1).inner_text()
@@ -93,7 +102,8 @@ def test_class_report_renders_offline_in_chromium(tmp_path):
         assert "wa0" in page.locator("#similarity").inner_text() and "97%" in page.locator("#similarity").inner_text()
         flagged = page.locator("#flagged").inner_text()
         assert "x<b>bold</b>y" in flagged and "frame-walking" in flagged  # shown as text, never as markup
-        assert page.evaluate("document.querySelectorAll('script, b b, iframe').length") == 0
+        assert page.evaluate("document.querySelectorAll('script').length") == 1  # the roster's sorting, inline
+        assert page.evaluate("document.querySelectorAll('b b, iframe').length") == 0
         assert page.locator("#slowest tr").nth(1).inner_text().startswith("slowpoke")
         browser.close()
     assert outside == [] and errors == []

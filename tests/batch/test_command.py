@@ -30,6 +30,10 @@ def test_help_lists_both_commands_without_importing_torch():
         ["grade", "900", "class"],
         ["grade", "900", "class", "--out", "o", "--jobs", "0"],
         ["grade", "900", "class", "--out", "o", "--lang", "fr"],
+        ["grade", "900", "class", "--out", "o", "--deadline", "next friday"],
+        ["grade", "900", "class", "--out", "o", "--late-penalty", "150"],
+        ["grade", "900", "class", "--out", "o", "--points", "0"],
+        ["grade", "900", "class", "--out", "o", "--lms", "blackboard"],
         ["gradescope", "900"],
     ],
 )
@@ -59,3 +63,18 @@ def test_gradescope_command_writes_the_zip(tmp_path):
         timeout=120,
     )
     assert done.returncode == 0 and (tmp_path / "ag.zip").stat().st_size > 10_000
+
+
+def test_grade_options_from_the_command_line():
+    from judge.batch.command import grade_options
+    from judge.cli.subcommands import build_parser
+
+    args = build_parser().parse_args(
+        ["grade", "900", "c", "--out", "o", "--points", "10", "--deadline", "2026-03-01", "--late-penalty", "5",
+         "--lms", "canvas", "--lms", "moodle", "--lms-column", "HW 4"]
+    )  # fmt: skip
+    options = grade_options(args)
+    assert options.points == 10 and options.late_penalty == 5 and options.lms == ["canvas", "moodle"]
+    assert options.deadline.isoformat() == "2026-03-01T23:59:59+00:00" and options.lms_column == "HW 4"
+    bare = grade_options(build_parser().parse_args(["grade", "900", "c", "--out", "o"]))
+    assert bare.model_dump(exclude_unset=True) == {}  # what a run leaves unsaid comes from DIR's earlier run

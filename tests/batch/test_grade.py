@@ -88,8 +88,10 @@ def test_grades_csv_columns_and_hashes(graded):
     header = grades_header(out)
     assert (
         header[:9] == ["student", "verdict", "score", "passed", "total", "duration_s", "sha256", "flags", "similar_to"]
-        and header == CSV_COLUMNS
+        and header[: len(CSV_COLUMNS)] == CSV_COLUMNS  # the columns other tools read keep their places
+        and header[len(CSV_COLUMNS) :] == ["name", "points", "max_points", "late", "attempts", "tiers"]
     )
+    assert (out / "grades.csv").read_bytes()[:3] != b"\xef\xbb\xbf"  # UTF-8 as before, no byte-order mark
     rows = read_grades(out)
     assert rows["bob"]["sha256"] == hashlib.sha256(WRONG.encode()).hexdigest()
     assert float(rows["bob"]["duration_s"]) > 0
@@ -132,7 +134,8 @@ def test_gradescope_results_per_student(graded):
         assert test["status"] == "failed"
     assert "hidden 1" in [t["name"] for t in bob["tests"]] and "test_add_seeded" not in json.dumps(bob)
     alice = json.loads((out / "gradescope" / "alice" / "results.json").read_text(encoding="utf-8"))
-    assert alice["score"] == 3 and all(t["status"] == "passed" for t in alice["tests"])
+    assert alice["score"] == 100 and all(t["status"] == "passed" for t in alice["tests"])  # points, default 100
+    assert sum(t["max_score"] for t in alice["tests"]) == pytest.approx(100, abs=0.01)
 
 
 def test_feedback_is_the_public_view_in_the_chosen_language(graded):

@@ -16,12 +16,16 @@ from tests.batch.conftest import FIXTURE, WRONG, write_tree
 
 def _bundle(tmp_path: Path, fixture_settings) -> Path:
     """The autograder zip, unzipped where Gradescope puts it: ROOT/source."""
-    archive = build_bundle("900", tmp_path / "autograder.zip", fixture_settings, lang="en")
+    archive = build_bundle("900", tmp_path / "autograder.zip", fixture_settings, lang="en", points=30)
     root = tmp_path / "autograder"
     with zipfile.ZipFile(archive) as bundle:
         names = bundle.namelist()
         bundle.extractall(root / "source")
-    assert {"setup.sh", "run_autograder", "pyproject.toml", "judge/batch/autograder.py"} <= set(names)
+    assert {"setup.sh", "run_autograder", "README.txt", "pyproject.toml", "judge/batch/autograder.py"} <= set(names)
+    assert "total points to 30" in (root / "source" / "README.txt").read_text(encoding="utf-8")
+    setup = (root / "source" / "setup.sh").read_text(encoding="utf-8")
+    assert 'TORCH_INDEX_URL="${TORCH_INDEX_URL:-https://download.pytorch.org/whl/cpu}"' in setup  # CPU build
+    assert '--index-url "$TORCH_INDEX_URL"' in setup
     assert "problems/900-echo/tests/test_hidden.py" in names and not any("100-custom-op" in n for n in names)
     for script in ("setup.sh", "run_autograder"):
         os.chmod(root / "source" / script, 0o755)  # zipfile does not restore modes; Gradescope does
@@ -40,7 +44,7 @@ def test_run_autograder_judges_the_submission_folder(tmp_path, fixture_settings)
     assert results["score"] == 0 and "wrong_answer" in results["output"]
     assert [t["name"] for t in results["tests"]] == ["test_add[small]", "test_add[big]", "hidden 1"]
     for test in results["tests"]:
-        assert test["status"] == "failed" and test["max_score"] == 1 and test["visibility"] == "visible"
+        assert test["status"] == "failed" and test["max_score"] == 10 and test["visibility"] == "visible"
     assert "test_add_seeded" not in json.dumps(results)  # the student's view: hidden names never shown
 
 

@@ -58,9 +58,9 @@ def test_zip_of_files_without_a_folder(tmp_path):
 
 
 def test_duplicate_ids_are_kept_under_suffixed_ids_and_noted(tmp_path):
-    write_tree(tmp_path, {"alice.py": REFERENCE, "alice.txt": WRONG, "alice/900.py": REFERENCE})
+    write_tree(tmp_path, {"alice.py": REFERENCE, "alice.zip": b"", "alice/900.py": REFERENCE, "alice.txt": WRONG})
     entries = by_id(discover(tmp_path, "900.py"))
-    assert sorted(entries) == ["alice", "alice~2", "alice~3"]
+    assert sorted(entries) == ["alice", "alice~2", "alice~3"]  # the .txt is no one's submission: skipped
     assert any("kept as alice~2" in n for n in entries["alice~2"].notes)
     assert any("alice~3" in n for n in entries["alice"].notes)
 

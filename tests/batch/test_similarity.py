@@ -78,3 +78,45 @@ def test_the_starter_is_boilerplate():
 def test_clusters_join_chains_of_pairs():
     pairs = similar_pairs({"a": ORIGINAL, "b": RENAMED, "c": ORIGINAL + "\n# c\n", "d": DIFFERENT}, STARTER)
     assert clusters(pairs) == [["a", "b", "c"]]
+
+
+DICTATED = """@free_slots.register_fake
+def _(used):
+    ctx = torch.library.get_ctx()
+    n = ctx.new_dynamic_size(min=0, max=used.shape[0])
+    return used.new_empty((n,), dtype=torch.int64)
+"""
+OWN_A = (
+    "import torch\n\n\n@torch.library.custom_op('ex104::free_slots', mutates_args=())\n"
+    "def free_slots(used: torch.Tensor) -> torch.Tensor:\n    return torch.nonzero(~used).flatten()\n\n\n" + DICTATED
+)
+OWN_B = (
+    "import torch\n\n\n@torch.library.custom_op('ex104::free_slots', mutates_args=())\n"
+    "def free_slots(used: torch.Tensor) -> torch.Tensor:\n"
+    "    idx = torch.arange(used.numel())\n    return idx[used.logical_not()]\n\n\n" + DICTATED
+)
+
+
+def test_code_the_statement_dictates_is_boilerplate_like_the_starter(tmp_path):
+    """Two short, independent solutions that share only the fake the statement spells out are not a pair."""
+    import shutil
+
+    from judge.batch.similarity import boilerplate_of
+    from judge.problems import ProblemSet
+    from tests.batch.conftest import FIXTURE
+
+    shutil.copytree(FIXTURE, tmp_path / FIXTURE.name)
+    prompt = tmp_path / FIXTURE.name / "prompt.en.md"
+    prompt.write_text(prompt.read_text(encoding="utf-8") + "\nWrite the fake so:\n\n```python\n" + DICTATED + "```\n")
+    problem = ProblemSet(tmp_path).get("900")
+    starter = problem.starter_path.read_text(encoding="utf-8")
+    assert [p.a + p.b for p in similar_pairs({"a": OWN_A, "b": OWN_B}, starter)] == ["ab"]  # the fake dominates
+    assert DICTATED.strip() in boilerplate_of(problem)
+    assert similar_pairs({"a": OWN_A, "b": OWN_B}, boilerplate_of(problem)) == []
+
+
+def test_a_student_is_never_paired_with_their_own_other_entry():
+    assert similar_pairs({"alice": ORIGINAL, "alice~2": ORIGINAL, "bob": ORIGINAL}, STARTER) == [
+        similar_pairs({"alice": ORIGINAL, "bob": ORIGINAL}, STARTER)[0],
+        similar_pairs({"alice~2": ORIGINAL, "bob": ORIGINAL}, STARTER)[0],
+    ]

@@ -1,0 +1,128 @@
+"""The names LMS downloads give their files: Canvas, Moodle, Gradescope, Blackboard (who sent it, when, late)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+CANVAS, MOODLE, GRADESCOPE, BLACKBOARD, PLAIN = "canvas", "moodle", "gradescope", "blackboard", "plain"
+GRADESCOPE_METADATA = "submission_metadata.yml"
+
+# Canvas: lastfirst_userid_submissionid_file.py, or lastfirst_LATE_userid_submissionid_file.py (its bulk download).
+_CANVAS = re.compile(r"^(?P<name>[^_]+?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<sub>\d+)_(?P<file>.+)$")
+# Moodle: "Full Name_12345_assignsubmission_file_" (a folder), or flat: "Full Name_12345_assignsubmission_file_x.py".
+_MOODLE = re.compile(r"^(?P<name>.+?)_(?P<user>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<file>.*)$")
+# Gradescope's export: one folder per submission, submission_<id>/, beside submission_metadata.yml.
+_GRADESCOPE = re.compile(r"^submission_(?P<sub>\d+)$")
+# Blackboard: "Assignment_user_attempt_2024-03-01-10-20-30_file.py" (and the receipt ..._attempt_<date>.txt), or the
+# short form "name_user_attempt_2024-03-01.py".
+_BLACKBOARD = re.compile(
+    r"^(?P<prefix>.+)_(?P<user>[^_]+)_attempt_(?P<date>\d{4}-\d{2}-\d{2}(?:-\d{2}-\d{2}-\d{2})?)(?P<rest>.*)$"
+)
+
+
+@dataclass(frozen=True)
+class Named:
+    """What an LMS's file name says: whose it is, under which id, and (where it says) when and whether late."""
+
+    layout: str
+    student: str  # the LMS's id: Canvas user id, Moodle participant id, Gradescope submission id, Blackboard user
+    name: str = ""  # the student's name where the layout gives one
+    file: str = ""  # the file's own name inside the student's submission ("" for a folder that is the submission)
+    submitted: datetime | None = None
+    late: bool = False  # the LMS marked it late (Canvas's _LATE_)
+    attempt: str = ""  # tells attempts of one student apart (Blackboard's date)
+    receipt: bool = False  # Blackboard's .txt receipt: read for the name, not a submission
+
+
+def parse_name(name: str, is_file: bool) -> Named | None:
+    """The layout a top-level file or folder name follows, or None for a plain name (alice.py, alice/)."""
+    if not is_file:
+        if match := _GRADESCOPE.match(name):
+            return Named(GRADESCOPE, match["sub"], attempt=match["sub"])
+        if (match := _MOODLE.match(name)) and match["file"] == "":
+            return Named(MOODLE, match["user"], name=match["name"].strip())
+        return None
+    if match := _BLACKBOARD.match(name):
+        rest, when = match["rest"], _blackboard_date(match["date"])
+        if rest.startswith("_"):  # long form: assignment_user_attempt_date_file
+            return Named(BLACKBOARD, match["user"], file=rest[1:], submitted=when, attempt=match["date"])
+        if rest.lower() == ".txt":
+            return Named(BLACKBOARD, match["user"], file=name, submitted=when, attempt=match["date"], receipt=True)
+        if rest.startswith("."):  # short form: name_user_attempt_date.py
+            return Named(
+                BLACKBOARD, match["user"], name=match["prefix"].replace("_", " "), file=f"{match['user']}{rest}",
+                submitted=when, attempt=match["date"],
+            )  # fmt: skip
+    if match := _MOODLE.match(name):
+        return Named(MOODLE, match["user"], name=match["name"].strip(), file=match["file"] or name)
+    if match := _CANVAS.match(name):
+        return Named(CANVAS, match["user"], name=match["name"], file=match["file"], late=bool(match["late"]))
+    return None
+
+
+def _blackboard_date(text: str) -> datetime | None:
+    form = "%Y-%m-%d-%H-%M-%S" if text.count("-") == 5 else "%Y-%m-%d"
+    try:
+        return datetime.strptime(text, form).replace(tzinfo=UTC)  # Blackboard names carry no zone: read as UTC
+    except ValueError:
+        return None
+
+
+def receipt_name(text: str) -> str:
+    """The student's name from a Blackboard receipt ("Name: Alice Smith (asmith)")."""
+    match = re.search(r"^Name:\s*(.+?)\s*(?:\([^()]*\))?\s*$", text, re.MULTILINE)
+    return match[1] if match else ""
+
+
+@dataclass(frozen=True)
+class GradescopeSubmission:
+    """One entry of submission_metadata.yml: who submitted submission_<id>, and when."""
+
+    who: str  # the submitter's identity across submissions: sid, else email, else name
+    name: str
+    submitted: datetime | None
+
+
+def gradescope_metadata(text: str) -> dict[str, GradescopeSubmission]:
+    """submission_<id> -> its submitter and time; {} when the file cannot be read (ids still come from folders)."""
+    import yaml  # noqa: PLC0415 - only Gradescope exports need it
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError:
+        return {}
+    out: dict[str, GradescopeSubmission] = {}
+    for key, value in data.items() if isinstance(data, dict) else ():
+        if not isinstance(value, dict):
+            continue
+        people = [p for p in _get(value, "submitters") or [] if isinstance(p, dict)]
+        names = " & ".join(str(_get(p, "name") or "") for p in people).strip(" &")
+        who = "+".join(str(_get(p, "sid") or _get(p, "email") or _get(p, "name") or "") for p in people)
+        out[str(key)] = GradescopeSubmission(who=who, name=names, submitted=_when(_get(value, "created_at")))
+    return out
+
+
+def _get(mapping: dict[Any, Any], key: str) -> Any:
+    """Gradescope writes Ruby symbols (":name"); accept plain keys too."""
+    return mapping.get(f":{key}", mapping.get(key))
+
+
+def _when(value: object) -> datetime | None:
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=UTC)
+    if isinstance(value, str):
+        text = re.sub(r"(\.\d{6})\d+", r"\1", value.strip())  # Gradescope writes nanoseconds
+        for form in ("%Y-%m-%d %H:%M:%S.%f %z", "%Y-%m-%d %H:%M:%S %z", "%Y-%m-%dT%H:%M:%S%z"):
+            try:
+                return datetime.strptime(text, form)
+            except ValueError:
+                continue
+        try:
+            parsed = datetime.fromisoformat(text)
+        except ValueError:
+            return None
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+    return None
