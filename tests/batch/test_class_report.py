@@ -108,3 +108,19 @@ def test_class_report_renders_offline_in_chromium(tmp_path):
         browser.close()
     assert outside == [] and errors == []
     assert (ARTIFACTS / "class-report.png").stat().st_size > 10_000
+
+
+def test_a_pending_gpu_tier_shows_in_the_tiers_column_and_the_report():
+    from judge.batch.classreport import class_summary
+
+    pending = _row("triton", Verdict.accepted, set())
+    pending.report.tiers = {"cpu": "ran", "gpu": "skipped"}
+    both = _row("cuda", Verdict.accepted, set())
+    both.report.tiers = {"cpu": "ran", "gpu": "ran"}
+    assert pending.csv_record("en")["tiers"] == "cpu" and both.csv_record("en")["tiers"] == "cpu+gpu"
+    problem = ProblemSet(FIXTURE.parent).get("900")
+    summary = class_summary([pending, both], [], problem, "en")
+    assert [r.student for r in summary["pending"]] == ["triton"]
+    html = render_class_report([pending, both], [], problem, "en")
+    section = html[html.index('id="pending"') : html.index('id="roster"')]
+    assert "triton" in section and "cuda" not in section
