@@ -150,11 +150,12 @@ def layers(args: argparse.Namespace) -> dict[str, Any]:
     return {"ok": ok, "summary": f"CUDA fails: {', '.join(broken) or 'nowhere'}", "rows": rows}
 
 
-def _judge(runner: str) -> Any:
+def _judge(runner: str, problems_dir: Path | None = None) -> Any:
     from judge import Judge
     from judge.settings import Settings
 
-    return Judge(Settings(gpu_runner=runner)).warm()  # type: ignore[arg-type]
+    where = {"problems_dir": problems_dir} if problems_dir else {}
+    return Judge(Settings(gpu_runner=runner, **where)).warm()  # type: ignore[arg-type]
 
 
 def _walls_job(runner: Any, target: str, payload: dict[str, str] | None = None) -> dict[str, Any]:
@@ -254,14 +255,17 @@ def exercise(args: argparse.Namespace) -> dict[str, Any]:
     return {"ok": ok, "summary": "; ".join(f"{r['solution']}: {r['verdict']} {r['tiers']}" for r in rows), "rows": rows}
 
 
-# GPU attacks, each a learner's file for 107 that acts at import: (name, source, verdicts that are fine).
+# GPU attacks on the tests' two-tier fixture (950: wall 30 s, `add` on both tiers): each acts at import on the
+# GPU pass only (the CPU pass runs under TRITON_INTERPRET=1), so the verdict is the attack's. (name, source, fine)
+ATTACK_PROBLEM, ATTACK_PROBLEMS = "950", ROOT / "tests" / "docker" / "fixtures" / "problems"
+ATTACK_HEAD = "import os\n\n\ndef add(a, b):\n    return a + b\n\n\nif os.environ.get('TRITON_INTERPRET') != '1':\n"
 ATTACKS: list[tuple[str, str, tuple[str, ...]]] = [
     (
         "endless kernel",
         "import torch, triton, triton.language as tl\n@triton.jit\ndef k(p):\n    i = 0\n"
         "    while tl.load(p) >= 0:\n        i += 1\n"
         "x = torch.zeros(1, device='cuda')\nk[(1,)](x)\ntorch.cuda.synchronize()\n",
-        ("time_limit_exceeded",),
+        ("time_limit_exceeded", "compile_error"),
     ),
     (
         "far out-of-bounds store",
@@ -279,7 +283,7 @@ ATTACKS: list[tuple[str, str, tuple[str, ...]]] = [
         "signal to the zygote",
         "import os, signal\nfor pid in (os.getppid(), 1):\n    try:\n        os.kill(pid, signal.SIGSTOP)\n"
         "    except OSError:\n        pass\n",
-        ("compile_error", "wrong_answer", "runtime_error"),
+        ("compile_error", "wrong_answer", "runtime_error", "accepted"),  # accepted: the signals did nothing
     ),
     (
         "native-extension takeover",
@@ -302,10 +306,12 @@ def attacks(args: argparse.Namespace) -> dict[str, Any]:
 
     key = GPU_DOCKER if args.runner == "docker" else GPU_LOCAL
     rows = []
-    with _judge(args.runner) as judge:
-        for name, source, fine in ATTACKS:
+    import textwrap
+
+    with _judge(args.runner, ATTACK_PROBLEMS) as judge:
+        for name, body, fine in ATTACKS:
             started = time.monotonic()
-            report = judge.grade(EXERCISE, source)
+            report = judge.grade(ATTACK_PROBLEM, ATTACK_HEAD + textwrap.indent(body, "    "))
             after = canary.check(judge.runner(key))
             rows.append(
                 {
