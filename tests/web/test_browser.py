@@ -4,6 +4,8 @@ Screenshots go to tests/web/artifacts/ (git-ignored; CI keeps them as artifacts)
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -160,7 +162,9 @@ def test_problem_list_shows_the_learners_state(page, server):
     row = page.locator("#problem-rows tr", has_text="100")
     row.first.wait_for()
     assert row.first.locator(".state").inner_text() == "solved"
-    shot(page, "home")
+    assert re.match(r"1 of \d+ exercises solved", page.inner_text("#progress-text"))  # overall progress
+    assert page.locator("#progress-fill").bounding_box()["width"] > 0
+    shot_both(page, "home")
     row.first.locator("a").click()
     page.wait_for_url("**/problems/100")
     page.wait_for_selector(".cm-content")
