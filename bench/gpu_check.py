@@ -317,7 +317,7 @@ def attacks(args: argparse.Namespace) -> dict[str, Any]:
                 {
                     "attack": name,
                     "verdict": report.verdict.value,
-                    "fine": report.verdict.value in fine,
+                    "fine": report.verdict.value in fine and report.tiers.get("gpu") == "ran",  # else: tested nothing
                     "gpu_tier": report.tiers.get("gpu"),
                     "canary_after": after.ready,
                     "s": round(time.monotonic() - started, 1),
