@@ -119,39 +119,40 @@ class WarmJudge:
         with conn:
             if peer_uid(conn) != os.getuid():
                 return  # the folder and the mode already keep others out; this says so twice
-            with self.lock:
-                self.active += 1
             try:
                 request = Lines(conn).read()
                 if request is not None:
                     self._answer(conn, request)
             except OSError:
                 pass  # the client went away (Ctrl-C): nothing to tell anyone
-            finally:
-                with self.lock:
-                    self.active -= 1
-                    self.last = time.monotonic()
 
     def _answer(self, conn: socket.socket, request: dict[str, Any]) -> None:
         op = request.get("op")
-        if op == "status":
+        if op == "status":  # neither status nor stop counts as use: asking does not keep it alive
             send(conn, self.status())
         elif op == "stop":
             send(conn, {"stopping": True, "pid": os.getpid()})
             self.stop()
         elif op == "grade":
-            self._grade(conn, request)
+            with self.lock:
+                self.active += 1
+            try:
+                self._grade(conn, request)
+            finally:
+                with self.lock:
+                    self.active -= 1
+                    self.last = time.monotonic()
         # anything else is not from this version's client: closing the connection is the whole answer
 
     def status(self) -> dict[str, Any]:
         with self.lock:
-            active, idle = self.active - 1, time.monotonic() - self.last  # less this status request itself
+            active, idle = self.active, time.monotonic() - self.last
         return {
             "pid": os.getpid(),
             "socket": str(self.path),
             "identity": self.identity,
             "uptime_s": round(time.time() - self.started, 1),
-            "busy": max(active, 0),
+            "busy": active,
             "idle_s": round(idle, 1),
             "idle_limit_s": self.settings.daemon_idle,
             "warm": self._judge is not None,
@@ -177,11 +178,16 @@ class WarmJudge:
             send(conn, {"stale": stale})
             self.stop()  # a fresh daemon takes over the path; this one ends when its runs do
             return
-        sending = threading.Lock()
+        sending, gone = threading.Lock(), threading.Event()
 
         def on_event(event: Event) -> None:
+            if gone.is_set():
+                return
             with sending:
-                send(conn, {"event": event.model_dump(mode="json")})
+                try:
+                    send(conn, {"event": event.model_dump(mode="json")})
+                except OSError:  # the learner pressed Ctrl-C: the judgement ends as usual, its warm parents kept
+                    gone.set()
 
         try:
             report = self.judge().grade(
