@@ -268,6 +268,7 @@ async function send(mode) {
   } catch (err) {
     setBusy(false);
     stopClock();
+    $("clock").hidden = true;
     if (err instanceof Offline) { showOffline(() => send(mode)); return; }
     showVerdict("error", t("failedToSend") + err.message, "");
     return;
