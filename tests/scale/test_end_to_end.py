@@ -31,6 +31,7 @@ SLOW_ACCEPTED = "import time\n\ntime.sleep(2)  # holds its worker long enough to
 WRONG_FILE = FIXTURE_PROBLEMS / "900-echo" / "solutions" / "wrong" / "subtracts.py"
 WRONG = WRONG_FILE.read_text()
 SYNTAX = "def add(a, b)\n    return a + b\n"
+STUCK = "import time\n\ntime.sleep(5)\n\n\n" + ACCEPTED  # running long enough to be cancelled
 EXPECT = {
     ACCEPTED: "accepted",
     SLOW_ACCEPTED: "accepted",
@@ -62,9 +63,12 @@ def test_fifty_submissions_survive_a_killed_worker_and_a_killed_web_process(tmp_
     }
     refused = judge_cli(env, "serve", "--port", "1")
     assert refused.returncode == 2 and "judge db upgrade" in refused.stdout  # unmigrated: refused, names the fix
+    refused = judge_cli(env, "worker", "--queue", "cpu")
+    assert refused.returncode == 2 and "judge db upgrade" in refused.stdout
     upgraded = judge_cli(env, "db", "upgrade")
     assert upgraded.returncode == 0, upgraded.stdout + upgraded.stderr
     processes = []
+    began = time.monotonic()
     try:
         first, second = (worker(env, tmp_path / f"w{n}.log", f"w{n}").start() for n in (1, 2))
         processes += [first, second]
@@ -73,6 +77,7 @@ def test_fifty_submissions_survive_a_killed_worker_and_a_killed_web_process(tmp_
         processes += [a, b]
         a.wait_healthy(180), b.wait_healthy(180)  # healthy: both workers are registered
         started = time.monotonic()
+        print(f"servers up in {started - began:.0f} s")
         with httpx.Client(base_url=a.url, timeout=30) as client:
             assert client.get("/api/problems").status_code == 200
             cookies = client.cookies  # one learner (a browser) talking to both web processes
@@ -124,6 +129,19 @@ def test_fifty_submissions_survive_a_killed_worker_and_a_killed_web_process(tmp_
                 kinds = [kind for _, kind, _ in events]
                 assert kinds[0] == "queued" and kinds[-1] == "done" and kinds.count("done") == 1, kinds
                 assert events[-1][2]["report"]["verdict"] == verdict
+        print(f"streams read at {time.monotonic() - started:.0f} s")
+        # cancel over the queue: a running judgement is stopped, its stream ends `cancelled`, no report lands
+        with httpx.Client(base_url=b.url, cookies=cookies, timeout=30) as client:
+            sid = client.post("/api/submissions", json={"problem_id": "900", "code": STUCK, "mode": "submit"}).json()[
+                "id"
+            ]
+            deadline = time.monotonic() + 120
+            while client.get(f"/api/submissions/{sid}").json()["status"] != "running":
+                assert time.monotonic() < deadline
+                time.sleep(0.1)
+            assert client.post(f"/api/submissions/{sid}/cancel").status_code == 202
+        kinds = [kind for _, kind, _ in stream(a.url, sid, cookies)]
+        assert kinds[-1] == "cancelled" and "done" not in kinds
         # judge grade --queue: the same judgements through the same workers, the same outputs
         students = tmp_path / "class"
         students.mkdir()
@@ -134,6 +152,9 @@ def test_fifty_submissions_survive_a_killed_worker_and_a_killed_web_process(tmp_
         with open(tmp_path / "out" / "grades.csv", newline="", encoding="utf-8-sig") as table:
             rows = {row["student"]: row["verdict"] for row in csv.DictReader(table)}
         assert rows == {"alice": "accepted", "bob": EXPECT[WRONG], "carol": "compile_error"}
+        print(f"graded with --queue at {time.monotonic() - started:.0f} s")
     finally:
+        stopping = time.monotonic()
         for process in processes:
             process.stop()
+        print(f"stopped in {time.monotonic() - stopping:.0f} s")

@@ -81,3 +81,31 @@ def test_gpu_problems_go_to_the_gpu_queue_only_while_a_gpu_worker_is_registered(
         broker.delete(WORKER + "g")
         dispatcher.close()
         store.close()
+
+
+def test_a_gpu_worker_whose_canary_fails_takes_no_task(monkeypatch):
+    from judge.runners import canary, plan
+    from judge.settings import Settings
+    from web.queue import worker
+
+    class FakeJudge:
+        settings = Settings(gpu_runner="local")
+
+        def warm(self):
+            return self
+
+        def _runner(self, key):
+            return f"runner:{key}"
+
+    checked = []
+
+    def failing(runner, timeout_s=0):
+        checked.append(runner)
+        return canary.CanaryResult(False, "CUDA failed to initialise: no device")
+
+    monkeypatch.setattr(canary, "check", failing)
+    assert worker.gpu_canary(FakeJudge()) == (False, "CUDA failed to initialise: no device")
+    assert checked == [f"runner:{plan.gpu_runner(FakeJudge.settings)}"]
+    FakeJudge.settings = Settings(gpu_runner="")
+    ready, why = worker.gpu_canary(FakeJudge())
+    assert not ready and "PRACTICE_GPU_RUNNER" in why

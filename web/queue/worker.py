@@ -23,7 +23,7 @@ from web.queue.reaper import Reaper
 from web.queue.registry import TTL_S, Heartbeat, alive
 from web.queue.relay import cancel_listener, publish_event
 from web.queue.tally import RedisTally
-from web.store import SqlStore, Store, Submission, now
+from web.store import SqlStore, Store, Submission, Unmigrated, now
 
 log = logging.getLogger("web.queue.worker")
 _CURRENT: WorkerRuntime | None = None
@@ -186,7 +186,11 @@ def run_worker(queue: str, concurrency: int, name: str | None = None, log_level:
         print("judge worker: PRACTICE_QUEUE_URL is not set (for example redis://localhost:6379/0)", flush=True)
         return 2
     name = name or f"{queue}-{socket.gethostname()}-{os.getpid()}"
-    store = SqlStore(settings.database())  # refuses an unmigrated database, naming `judge db upgrade`
+    try:
+        store = SqlStore(settings.database())
+    except Unmigrated as exc:  # every process but the SQLite default refuses an unmigrated database
+        print(f"judge worker: {exc.message}", flush=True)
+        return 2
     judge = Judge()
     judge.warm()  # the zygotes import torch once, here; every task forks from them
     canary = "not needed"
