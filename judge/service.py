@@ -141,8 +141,13 @@ class Judge:
                     ZygoteClient(WORKER_PRELOAD, "worker-zygote", spawn).start(),
                     ZygoteClient(CHECKER_PRELOAD, "checker-zygote", spawn).start(),
                 )
-                for zygote in zygotes:  # both import torch at once, on separate cores
-                    zygote.wait_ready()
+                try:
+                    for zygote in zygotes:  # both import torch at once, on separate cores
+                        zygote.wait_ready()
+                except BaseException:  # not ready in time: stop both, or each retry leaves two more importing torch
+                    for zygote in zygotes:
+                        zygote.close()
+                    raise
                 self._zygotes = zygotes
             return self._zygotes[1]
 
