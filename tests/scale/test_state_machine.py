@@ -277,3 +277,50 @@ def test_two_processes_admitting_at_once_never_pass_a_limit(fresh_store):
     other.close()
     assert results.count(None) == 4 and results.count("learner") == 12
     assert fresh_store.unfinished_count("same-learner-00001") == 4
+
+
+def test_the_reaper_resends_what_neither_broker_nor_worker_holds(tmp_path):
+    from sqlalchemy import update
+
+    from judge.problems import ProblemSet
+    from tests.conftest import FIXTURE_PROBLEMS
+    from web.config import WebSettings
+    from web.queue.reaper import reap
+    from web.tables import SubmissionRow
+
+    class Problems:
+        problem_set = ProblemSet(FIXTURE_PROBLEMS)
+
+        def problems(self):
+            return self.problem_set.all()
+
+        def problem(self, problem_id):
+            return self.problem_set.get(problem_id)
+
+    class Sent:
+        visibility_timeout_s = 10.0
+
+        def __init__(self):
+            self.ids: list[str] = []
+
+        def submit(self, sid: str) -> None:
+            self.ids.append(sid)
+            store.mark_dispatched(sid)
+
+    store = SqlStore(f"sqlite:///{tmp_path / 'reaper.sqlite3'}")
+    settings = WebSettings(data_dir=tmp_path, queue_hard_margin_s=5)  # 900: wall 6 s, hard limit 11 s
+    long_ago = now() - timedelta(seconds=60)
+    stuck, fresh, unsent, waiting = (new(store, sid) for sid in ("stuck", "fresh", "unsent", "waiting"))
+    for sid in (stuck, fresh, waiting):
+        store.mark_dispatched(sid)
+    store.start(stuck, "w-gone", dead)
+    store.start(fresh, "w-live", dead)
+    with store.session.begin() as s:  # stuck started a minute ago (past 11 s + 10 s); unsent was stored then
+        s.execute(update(SubmissionRow).where(SubmissionRow.id == stuck).values(started_at=long_ago))
+        s.execute(update(SubmissionRow).where(SubmissionRow.id == unsent).values(created_at=long_ago))
+    sent = Sent()
+    assert reap(store, sent, settings, Problems()) == 2
+    assert sorted(sent.ids) == ["stuck", "unsent"]
+    assert store.get(stuck).status == "queued" and store.get(fresh).status == "running"
+    assert reap(store, sent, settings, Problems()) == 0  # nothing is sent twice
+    store.close()
