@@ -312,9 +312,8 @@ class SqlStore:
 
     def counts(self) -> Counts:
         with self.session() as s:
-            by_status = dict(
-                s.execute(select(SubmissionRow.status, func.count()).group_by(SubmissionRow.status)).tuples().all()
-            )
+            grouped = s.execute(select(SubmissionRow.status, func.count()).group_by(SubmissionRow.status))
+            by_status = {status: int(n) for status, n in grouped}
             oldest = s.scalar(select(func.min(SubmissionRow.created_at)).where(SubmissionRow.status == "queued"))
             return Counts(by_status, aware(oldest))
 
