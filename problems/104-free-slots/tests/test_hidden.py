@@ -19,7 +19,6 @@ def test_op_registered_under_ex104(probe, hints):
 
 
 @pytest.mark.hint("schema：一个 Tensor 参数，不声明修改", "schema: one Tensor argument, nothing declared as written")
-@pytest.mark.weight(2)
 def test_schema_is_functional_with_one_tensor_argument(probe, hints, check_schema):
     check_schema(probe("schema", hint=hints["schema"]))
 
@@ -86,6 +85,7 @@ EAGER_CASES = [
 
 
 @pytest.mark.parametrize("seed,n,p_used", EAGER_CASES)
+@pytest.mark.weight(0.5)
 def test_eager_finds_free_slots(probe, hints, make_used, check_eager, seed, n, p_used):
     used = make_used(seed, n, p_used)
     check_eager(probe("eager", used, hint=hints["eager"]), used)
@@ -98,14 +98,12 @@ def test_eager_finds_free_slots(probe, hints, make_used, check_eager, seed, n, p
     "fake（带 ShapeEnv）：输出长度是新的 unbacked SymInt",
     "fake with a ShapeEnv: the output length is a fresh unbacked SymInt",
 )
-@pytest.mark.weight(2)
 def test_fake_output_length_is_unbacked_symint(probe, hints, make_used, check_unbacked):
     obs = probe("fake_with_shape_env", make_used(201, 20), hint=hints["fake_with_shape_env"])
     check_unbacked(obs, ("FakeTensorMode(shape_env=ShapeEnv()) 下", "under FakeTensorMode(shape_env=ShapeEnv())"))
 
 
 @pytest.mark.hint("fake：used 在 meta 设备上时，输出也在 meta 上", "fake: the output is on meta when used is")
-@pytest.mark.weight(2)
 def test_fake_output_stays_on_the_device_of_used(probe, hints, check_unbacked):
     obs = probe("fake_meta_with_shape_env", 20, hint=hints["fake_meta"])
     check_unbacked(
@@ -122,7 +120,7 @@ def test_fake_output_stays_on_the_device_of_used(probe, hints, check_unbacked):
     "fake（无 ShapeEnv）：由 free_slots 自己报告数据相关的大小",
     "fake without a ShapeEnv: free_slots itself reports a data-dependent size",
 )
-@pytest.mark.weight(2)
+@pytest.mark.weight(24)
 def test_fake_without_shape_env_reports_data_dependent_size(probe, hints, make_used, check_data_dependent_raise):
     check_data_dependent_raise(
         probe("fake_without_shape_env", make_used(202, 10), hint=hints["fake_without_shape_env"])
@@ -130,13 +128,11 @@ def test_fake_without_shape_env_reports_data_dependent_size(probe, hints, make_u
 
 
 @pytest.mark.hint("meta 设备：不编造长度", "meta device: no made-up length")
-@pytest.mark.weight(2)
 def test_meta_device_gives_no_made_up_length(probe, hints, made_up_on_meta):
     assert probe("meta", 16, hint=hints["meta"])["raised"] is not None, made_up_on_meta
 
 
 @pytest.mark.hint("opcheck：更长的输入", "opcheck on a longer input")
-@pytest.mark.weight(4)
 def test_opcheck(probe, hints, make_used, check_opcheck):
     check_opcheck(probe("run_opcheck", make_used(203, 20, 0.4), hint=hints["opcheck"]))
 
@@ -159,7 +155,7 @@ COMPILE_CASES = [
     "torch.compile：更多长度与占用情况，空闲槽位数从 0 到 4096",
     "torch.compile: more lengths and occupancies, from 0 to 4096 free slots",
 )
-@pytest.mark.weight(20)
+@pytest.mark.weight(24)
 def test_compile_fullgraph_aot_eager(probe, hints, make_used, make_values, check_compiled):
     cases = [(make_used(seed, n, p), make_values(seed, n)) for seed, n, p in COMPILE_CASES]
     check_compiled(cases, probe("compiled", cases, hint=hints["compiled"]))
