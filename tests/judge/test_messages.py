@@ -168,6 +168,9 @@ def test_every_catalogue_message_has_both_languages_with_the_same_fields():
                 "line",
                 "reason",
                 "known",
+                "names",
+                "install",
+                "extras",
             )
         }
         fields.update(seconds=1.0, wall=30, code=0xD800)
