@@ -324,3 +324,42 @@ def test_the_reaper_resends_what_neither_broker_nor_worker_holds(tmp_path):
     assert store.get(stuck).status == "queued" and store.get(fresh).status == "running"
     assert reap(store, sent, settings, Problems()) == 0  # nothing is sent twice
     store.close()
+
+
+@pytest.mark.parametrize("other", ["cancel", "requeue"])
+def test_every_order_of_two_deliveries_and_a_cancel_or_requeue(tmp_path, other):
+    """All 120 orders of: worker A starts, A finishes, worker B (a redelivery: A is dead, or only slow) starts,
+    B finishes, and the learner cancels or the reaper requeues. Each order ends with at most one outcome: one
+    report and one `done` event, or `cancelled` and no report; the closing event is the last one."""
+    import itertools
+
+    store = SqlStore(f"sqlite:///{tmp_path / 'orders.sqlite3'}")
+    steps = ["start_a", "finish_a", "start_b", "finish_b", other]
+    for n, order in enumerate(itertools.permutations(steps)):
+        sid = new(store, f"order-{n}")
+        attempt: dict[str, int | None] = {"a": None, "b": None}
+        stored = []
+        for step in order:
+            if step.startswith("start_"):
+                started = store.start(sid, step[-1], dead)
+                attempt[step[-1]] = started.attempts if started else None
+            elif step.startswith("finish_"):
+                who = step[-1]
+                if attempt[who] is not None and store.finish(sid, report(f"by {who}"), attempt=attempt[who]):
+                    stored.append(who)
+            elif step == "cancel":
+                store.cancel(sid)
+            else:
+                store.requeue(sid, {"position": 1}, attempt=store.get(sid).attempts)
+        final = store.get(sid)
+        kinds_now = kinds(store, sid)
+        closing = [k for k in kinds_now if k in ("done", "cancelled")]
+        assert len(stored) <= 1, order
+        assert len(closing) <= 1 and (not closing or kinds_now[-1] == closing[0]), (order, kinds_now)
+        if final.status == "done":
+            assert closing == ["done"] and final.report is not None and len(stored) == 1, order
+        elif final.status == "cancelled":
+            assert closing == ["cancelled"] and final.report is None and not stored, order
+        else:
+            assert not closing and final.report is None, order
+    store.close()
