@@ -1,7 +1,15 @@
-"""Dependencies point one way (web -> judge -> sandbox), and importing the core stays light."""
+"""Dependencies point one way (web -> judge -> sandbox), importing the core stays light, and the import graph
+of judge/, sandbox/ and web/, read with ast, has the same shape: the library never reaches into its front ends
+(judge.cli, judge.batch, judge.image), and no modules import each other, directly or around a circle."""
 
+from __future__ import annotations
+
+import ast
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
 
 
 def _modules_after(statement: str) -> set[str]:
@@ -18,3 +26,165 @@ def test_judge_core_imports_no_web_framework_docker_or_torch():
 def test_sandbox_imports_nothing_from_judge():
     loaded = _modules_after("import sandbox, sandbox.zygote")
     assert not {m for m in loaded if m == "judge" or m.startswith("judge.")}
+
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGES = ("judge", "sandbox", "web")
+FRONT_ENDS = ("judge.cli", "judge.batch", "judge.image")
+NOT_CODE = ("web/static", "web/frontend")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def sources() -> dict[str, Path]:
+    found = {}
+    for package in PACKAGES:
+        for path in sorted((ROOT / package).rglob("*.py")):
+            if not str(path.relative_to(ROOT)).startswith(NOT_CODE):
+                found[module_name(path)] = path
+    return found
+
+
+def _type_checking(node: ast.If) -> bool:
+    test = node.test
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def imports(name: str, path: Path, known: set[str]) -> dict[str, bool]:
+    """{imported module of ours: whether it is imported when the module loads (not in a function or a
+    TYPE_CHECKING block)}."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: dict[str, bool] = {}
+
+    def add(target: str, at_load: bool) -> None:
+        while target and target not in known:  # `from judge.cli import render`: the module, else its package
+            target = target.rpartition(".")[0]
+        if target and target != name:
+            found[target] = found.get(target, False) or at_load
+
+    def visit(node: ast.AST, at_load: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Import):
+                for alias in child.names:
+                    add(alias.name, at_load)
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:
+                    anchor = package.split(".")[: len(package.split(".")) - child.level + 1]
+                    base = ".".join([*anchor, base] if base else anchor)
+                for alias in child.names:
+                    add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base, at_load)
+            elif isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                visit(child, False)
+            elif isinstance(child, ast.If) and _type_checking(child):
+                visit(child, False)
+            else:
+                visit(child, at_load)
+
+    visit(tree, True)
+    return found
+
+
+GRAPH = {name: imports(name, path, set(sources())) for name, path in sources().items()}
+
+
+def _top(module: str) -> str:
+    return module.split(".")[0]
+
+
+def _is_front_end(module: str) -> bool:
+    return any(module == f or module.startswith(f + ".") for f in FRONT_ENDS)
+
+
+def test_the_scan_sees_the_tree():
+    """The scan is not vacuous: it finds the modules and the arrows everyone knows are there."""
+    assert {"judge.service", "judge.cli.terminal", "sandbox.zygote", "web.app"} <= GRAPH.keys()
+    assert "judge.grading" in GRAPH["judge.service"] and "sandbox.base" in GRAPH["judge.models"]
+    assert "judge.cli.learner_io" in GRAPH["judge.cli.terminal"]
+
+
+ORDER = {"sandbox": 0, "judge": 1, "web": 2}
+
+
+def _allowed_upward(module: str, target: str, at_load: bool) -> bool:
+    """A sub-command of the judge's command line may start the web package's own code when it runs (`judge
+    serve`, `judge batch --queue`): a front end importing web inside its handler, never at load."""
+    return _is_front_end(module) and _top(target) == "web" and not at_load
+
+
+@pytest.mark.parametrize("module", sorted(GRAPH))
+def test_arrows_point_web_to_judge_to_sandbox(module: str):
+    upward = [
+        t
+        for t, at_load in GRAPH[module].items()
+        if ORDER[_top(t)] > ORDER[_top(module)] and not _allowed_upward(module, t, at_load)
+    ]
+    assert not upward, f"{module} imports {upward}: arrows point web -> judge -> sandbox only"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in GRAPH if _top(m) == "judge" and not _is_front_end(m)))
+def test_the_library_imports_no_front_end(module: str):
+    reached = [t for t in GRAPH[module] if _is_front_end(t)]
+    assert not reached, f"library module {module} imports the front end {reached}"
+
+
+def circles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def connect(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for other in sorted(graph.get(node, ())):
+            if other not in index:
+                connect(other)
+                low[node] = min(low[node], low[other])
+            elif other in on_stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                on_stack.discard(top)
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            connect(node)
+    return found
+
+
+def test_circles_are_found_when_there_are_some():
+    assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert circles({"a": {"b"}, "b": set()}) == []
+
+
+def _package_edges(module: str) -> set[str]:
+    """What loading a module loads: what it imports, and each package above those (its __init__ runs)."""
+    targets = set()
+    for target, at_load in GRAPH[module].items():
+        if at_load:
+            parts = target.split(".")
+            targets |= {".".join(parts[:n]) for n in range(1, len(parts) + 1)} & GRAPH.keys()
+    targets.discard(module)
+    return {t for t in targets if not module.startswith(t + ".")}  # a package's own __init__ is no arrow back
+
+
+def test_no_import_circle():
+    graph = {module: _package_edges(module) for module in GRAPH}
+    assert circles(graph) == []
