@@ -32,7 +32,10 @@ Say = Callable[[str], None]  # where progress lines go (print)
 
 REPO_ROOT = Path(__file__).resolve().parent.parent.parent
 APP_PACKAGES = ("judge", "sandbox")
-SKIP_DISTS = ("playwright",)  # browser tests only: 165 MB no worker needs
+# Distributions no worker needs: playwright (browser tests, 165 MB) and the queue's clients. torch's inductor
+# imports redis whenever it is installed, and redis-py fails to import on the image's Python (its ssl module
+# differs), which would end the worker zygote at preload.
+SKIP_DISTS = ("playwright", "redis", "celery", "kombu", "billiard", "psycopg", "psycopg-binary", "schemathesis")
 USER_LINE, GROUP_LINE = "judge:x:10001:10001:judge:/tmp:/usr/sbin/nologin\n", "judge:x:10001:\n"
 RECIPE = "v1"
 
