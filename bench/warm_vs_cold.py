@@ -1,7 +1,8 @@
 """Exercise 100's reference, judged three ways; median wall time of 5 runs each, printed with ratios.
 
   warm        Judge.grade() on a Judge whose zygotes are already warm (what the web app and batch do)
-  cli         a cold `python practice/judge.py 100 <reference> --json` (what a learner runs)
+  cli         a cold `python practice/judge.py 100 <reference> --json --no-daemon` (a learner's run without the
+              warm local judge; bench/cli_repeat.py measures the run with it)
   cold pytest a cold `python -m pytest bench/standalone_ex100`: the same public+hidden checks with the
               reference imported in-process, as a naive judge would (the baseline)
 
@@ -68,7 +69,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     n = parser.parse_args().runs
     warm = warm_runs(n)
-    cli = command_runs([sys.executable, "practice/judge.py", "100", str(REFERENCE), "--json"], n, "the CLI")
+    argv = [sys.executable, "practice/judge.py", "100", str(REFERENCE), "--json", "--no-daemon"]
+    cli = command_runs(argv, n, "the CLI")
     cold = command_runs(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "bench/standalone_ex100"], n, "cold pytest"
     )
