@@ -42,6 +42,14 @@ def test_health_names_an_unreachable_broker(tmp_path):
         assert health.status_code == 503
         body = health.json()
         assert body["database"] == "ok" and body["broker"] != "ok" and "broker" in body["status"]
+        # the broker away: a submission is still stored and answered 202 (the reaper sends it later), never a 500
+        client.get("/api/problems")  # the learner cookie
+        posted = client.post("/api/submissions", json={"problem_id": "900", "code": "x = 1\n", "mode": "run"})
+        assert posted.status_code == 202
+        sid = posted.json()["id"]
+        assert client.get(f"/api/submissions/{sid}").json()["status"] == "queued"
+        assert client.post(f"/api/submissions/{sid}/cancel").status_code == 202
+        assert client.get(f"/api/submissions/{sid}").json()["status"] == "cancelled"
 
 
 def test_health_names_missing_workers_then_ok_when_one_registers(tmp_path, redis_url):

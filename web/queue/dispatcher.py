@@ -6,6 +6,7 @@ import logging
 from typing import Any
 
 import redis
+from kombu.exceptions import KombuError
 
 from web.config import WebSettings
 from web.queue.celery_app import make_celery, send
@@ -36,20 +37,30 @@ class CeleryDispatcher:
         return CPU
 
     def submit(self, submission_id: str) -> None:
+        """Send a stored submission. If the broker is away it stays stored and unsent: the 202 still holds,
+        and a worker's reaper sends it once the broker is back (web.queue.reaper)."""
         submission = self.store.get(submission_id)
         if submission is None:
             return
         problem = self.judge.problem(submission.problem_id)
-        send(self.app, submission_id, self.queue_for(problem), hard_limit_s(self.settings, problem))
+        try:
+            send(self.app, submission_id, self.queue_for(problem), hard_limit_s(self.settings, problem))
+        except (OSError, redis.RedisError, KombuError) as exc:
+            log.error("could not send %s to the queue (%s): the reaper sends it later", submission_id, exc)
+            return
         self.store.mark_dispatched(submission_id)  # the reaper re-sends what was stored but never sent
 
     def waiting(self) -> int:
         return self.store.counts().by_status.get("queued", 0)
 
     def cancel(self, submission_id: str) -> None:
-        """The store says cancelled already: a waiting task is revoked, a running one is told to stop."""
-        self.app.control.revoke(submission_id)
-        publish_cancel(self.redis, submission_id)
+        """The store says cancelled already: a waiting task is revoked, a running one is told to stop. With the
+        broker away, the store alone still keeps a cancelled submission from being judged or reported."""
+        try:
+            self.app.control.revoke(submission_id)
+            publish_cancel(self.redis, submission_id)
+        except (OSError, redis.RedisError, KombuError) as exc:
+            log.error("could not tell the workers to stop %s: %s", submission_id, exc)
 
     def ping(self) -> None:
         self.redis.ping()
