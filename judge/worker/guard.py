@@ -113,7 +113,13 @@ def arm(fd: int, max_frame: int, extra_modules=(), learner_names=(), trusted_fil
     allowed = frames.make_policy(classify, consumers_intact)
     gates = (reals, frames.make_stack_check(classify))
     scratch = tuple(os.path.dirname(path) + os.sep for path in trusted_files)  # the probes' folder is the learner's
-    hook = _make_hook(fd, max_frame, serve_frame, snapshot, trusted_globals, allowed, classify, roots, gates, scratch)
+    # What a probe looks up at call time (its module's globals, what they hold): checked again as each request
+    # arrives; the whole snapshot is checked before each reply leaves.
+    names = tuple(module.__name__ for module in extra_modules)
+    probe_part = tuple(e for e in snapshot if e[0] in names or e[0].startswith(tuple(n + "." for n in names)))
+    hook = _make_hook(
+        fd, max_frame, serve_frame, (snapshot, probe_part), trusted_globals, allowed, classify, roots, gates, scratch
+    )
     sys.addaudithook(hook)
     _set_cloexec(fd)
     return seccomp_filter.fence(fd)
@@ -202,6 +208,7 @@ def _make_hook(
 ):
     main = _ident()
     gated, no_learner = gates
+    snapshot, probe_part = snapshot
     _what = dict(_what)  # the hook's own copies of module-level tables, which learner code can reach
     _refused = dict(_refused)  # a copy only the hook holds: the module's read-only mapping can be unwrapped
     busy = {}  # threads inside the hook's own frame lookups: the audit events those raise are the hook's own
@@ -332,7 +339,7 @@ def _make_hook(
                     send(args[0] if where is None else args[1])
                 else:  # the frame, and whether the trusted code is intact as the next probe starts
                     args[0].append(receive_frame())
-                    where = tampered()
+                    where = _first_change(probe_part)
                     if where is not None:
                         _report(where)
                     args[0].append(where is None)

@@ -44,8 +44,8 @@ def serve(
     holds (the request, the reply; a finalizer or weakref callback on them runs now), collects the young
     generations (their finalizers run now too) and freezes the heap (gc.freeze: a cycle still left is never
     collected, so its finalizer never runs; a full collection costs half a second with torch loaded), and the
-    collector stays off until the next probe is called. The guard also checks its snapshot when a request
-    arrives, before the probe starts."""
+    collector stays off until the next probe is called. The guard also checks the probes' module (what a
+    probe looks up at call time) when a request arrives, before the probe starts."""
     call, reply_frame = _call, _reply_frame
     job = WorkerPayload.from_wire(payload)
     display, (solution_path, probes_path) = job.display_name, job.paths()
