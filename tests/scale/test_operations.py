@@ -117,3 +117,22 @@ def test_a_gpu_worker_whose_canary_fails_takes_no_task(monkeypatch):
     FakeJudge.settings = Settings(gpu_runner="")
     ready, why = worker.gpu_canary(FakeJudge())
     assert not ready and "PRACTICE_GPU_RUNNER" in why
+
+
+def test_the_celery_contract_late_acks_prefetch_one_and_the_visibility_timeout():
+    from web.queue.celery_app import make_celery
+    from web.queue.limits import visibility_timeout_s
+    from web.queue.names import TASK
+
+    problems = ProblemSet(REPO_ROOT / "problems").all()
+    settings = WebSettings(queue_url="redis://127.0.0.1:1/0")
+    largest = max(p.meta.limits.wall_s for p in problems) + settings.queue_hard_margin_s
+    assert visibility_timeout_s(settings, problems) == 2 * largest
+    assert visibility_timeout_s(WebSettings(queue_url="redis://x", queue_visibility_timeout=30), problems) == 30
+    app = make_celery(settings, 2 * largest)
+    conf = app.conf
+    assert conf.task_acks_late and conf.task_reject_on_worker_lost and conf.worker_prefetch_multiplier == 1
+    assert conf.broker_transport_options["visibility_timeout"] == 2 * largest
+    task = app.tasks[TASK]
+    assert task.acks_late and task.reject_on_worker_lost
+    app.close()

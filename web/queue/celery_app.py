@@ -17,6 +17,9 @@ def make_celery(settings: WebSettings, visibility_timeout_s: float) -> Celery:
     app.conf.update(
         task_acks_late=True,  # acknowledged after the report is stored: a killed worker's task comes back
         task_reject_on_worker_lost=True,
+        # A task raises only when the store is away (judging faults become internal_error reports): leave it
+        # unacknowledged, so it comes back after the visibility timeout instead of being lost.
+        task_acks_on_failure_or_timeout=False,
         worker_prefetch_multiplier=1,  # a worker holds only what it judges: nothing waits behind a long task
         task_default_queue=CPU,
         task_create_missing_queues=True,
