@@ -34,6 +34,9 @@ def cli(argv: list[str], env: dict[str, str]) -> tuple[float, str]:
     started = time.perf_counter()
     out = subprocess.run(argv, cwd=REPO, capture_output=True, text=True, env=env)
     elapsed = time.perf_counter() - started
+    print(
+        f"  ({'--no-daemon' in argv and 'cold' or 'with the warm judge'}: {elapsed:.2f} s)", file=sys.stderr, flush=True
+    )
     try:
         verdict = json.loads(out.stdout)["verdict"]
     except (ValueError, KeyError):
