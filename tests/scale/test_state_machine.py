@@ -297,6 +297,8 @@ def test_the_reaper_resends_what_neither_broker_nor_worker_holds(tmp_path):
         def problem(self, problem_id):
             return self.problem_set.get(problem_id)
 
+    store = SqlStore(f"sqlite:///{tmp_path / 'reaper.sqlite3'}")  # before Sent, whose submit marks it
+
     class Sent:
         visibility_timeout_s = 10.0
 
@@ -307,7 +309,6 @@ def test_the_reaper_resends_what_neither_broker_nor_worker_holds(tmp_path):
             self.ids.append(sid)
             store.mark_dispatched(sid)
 
-    store = SqlStore(f"sqlite:///{tmp_path / 'reaper.sqlite3'}")
     settings = WebSettings(data_dir=tmp_path, queue_hard_margin_s=5)  # 900: wall 6 s, hard limit 11 s
     long_ago = now() - timedelta(seconds=60)
     stuck, fresh, unsent, waiting = (new(store, sid) for sid in ("stuck", "fresh", "unsent", "waiting"))
