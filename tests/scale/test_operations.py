@@ -136,3 +136,33 @@ def test_the_celery_contract_late_acks_prefetch_one_and_the_visibility_timeout()
     task = app.tasks[TASK]
     assert task.acks_late and task.reject_on_worker_lost
     app.close()
+
+
+def test_judge_status_shows_depths_workers_gpu_slots_and_the_oldest_waiting(tmp_path, redis_url):
+    from web.queue.status import gather, render
+    from web.store import Limits, Submission, now
+
+    class Problems:
+        problem_set = ProblemSet(REPO_ROOT / "problems")
+
+        def problems(self):
+            return self.problem_set.all()
+
+        def problem(self, problem_id):
+            return self.problem_set.get(problem_id)
+
+    broker = redis.Redis.from_url(redis_url)
+    settings = WebSettings(data_dir=tmp_path, queue_url=redis_url)
+    store = SqlStore(settings.database())
+    store.admit(Submission("s1", "l" * 20, "100", "run", "x", "queued", now()), Limits(9, 9, 9))
+    store.close()
+    info = {"name": "g1", "queue": GPU, "concurrency": 2, "busy": 1, "gpu_slots": 2, "canary": "ready (H200)"}
+    broker.set(WORKER + "g1", json.dumps({**info, "busy_seconds": 12.0}), ex=15)
+    try:
+        status = gather(settings, Problems())
+        text = render(status)
+    finally:
+        broker.delete(WORKER + "g1")
+    assert status["gpu_slots"] == 2 and status["database"]["status"] == {"queued": 1}
+    assert status["oldest_waiting_s"] is not None and set(status["queues"]) == {"cpu", "gpu"}
+    assert "g1: queue gpu, 1/2 busy" in text and "GPU slots: 2" in text and "oldest waiting submission:" in text
