@@ -202,6 +202,26 @@ class Report(BaseModel):
         )
 
 
+def internal_error(
+    problem: str, mode: Mode, detail: str, what: str, message: Text | None = None, retryable: bool = True
+) -> Report:
+    """The report of a judgement the judge itself could not finish (what: the part that failed): the one
+    builder every front end uses, so each says the same to the learner and keeps the fault for instructors."""
+    from judge.catalog import say  # noqa: PLC0415 - the catalogue's texts, not needed to load the model
+
+    return Report(
+        problem=problem,
+        verdict=Verdict.internal_error,
+        score=0,
+        passed=0,
+        total=0,
+        mode=mode,
+        message=message if message is not None else say("internal_error"),
+        detail=detail,
+        fault=Fault(what=what, retryable=retryable),
+    )
+
+
 def public_hidden_case(number: int, case: CaseResult, lang: Lang) -> PublicCase:
     """A hidden case as a learner sees it: a generic name, its outcome and the author's static hint.
 

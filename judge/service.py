@@ -11,7 +11,7 @@ from judge.errors import JudgeError
 from judge.events import EventSink
 from judge.flags import report_flags
 from judge.grading import grade_once
-from judge.models import Fault, Mode, Report, Verdict
+from judge.models import Mode, Report, internal_error
 from judge.precheck import compile_failure, not_compiled
 from judge.problems import Problem, ProblemSet, require_needs
 from judge.runners import Runner, canary
@@ -103,17 +103,7 @@ class Judge:
             raise
         except Exception as exc:  # noqa: BLE001 - any judge fault becomes an internal_error report, never a crash
             self._discard_zygotes()
-            return Report(
-                problem=problem.id,
-                verdict=Verdict.internal_error,
-                score=0,
-                passed=0,
-                total=0,
-                mode=mode,
-                message=say("internal_error"),
-                detail=f"{type(exc).__name__}: {exc}",
-                fault=Fault(what="judge", retryable=True),
-            )
+            return internal_error(problem.id, mode, f"{type(exc).__name__}: {exc}", what="judge")
 
     def versions(self) -> dict[str, str]:
         return judge_versions()

@@ -7,10 +7,10 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from judge.catalog import say
+from judge import models
 from judge.errors import JudgeError
 from judge.events import CaseFinished, CaseStarted, Collected, Event, EventSink
-from judge.models import Fault, Mode, Report, Verdict
+from judge.models import Mode, Report
 from web.store import Store, Submission, Takeover
 
 log = logging.getLogger("web.judging")
@@ -26,17 +26,8 @@ class Grade(Protocol):
 
 
 def internal_error(problem_id: str, mode: Mode, detail: str, what: str = "judge") -> Report:
-    return Report(
-        problem=problem_id,
-        verdict=Verdict.internal_error,
-        score=0,
-        passed=0,
-        total=0,
-        mode=mode,
-        message=say("internal_error"),
-        detail=detail,
-        fault=Fault(what=what, retryable=True),
-    )
+    """A fault of the judge's (what: "judge" by default) as the stored report: judge.models.internal_error."""
+    return models.internal_error(problem_id, mode, detail, what=what)
 
 
 def event_record(event: Event) -> tuple[str, dict[str, Any]] | None:

@@ -11,10 +11,9 @@ from judge.batch.cache import ReportCache
 from judge.batch.exercise import Exercise
 from judge.batch.inputs import Entry
 from judge.batch.rows import UNCHANGED_NOTE, Row
-from judge.catalog import say
 from judge.errors import BadSubmission
 from judge.i18n import Text
-from judge.models import Fault, Report, Verdict
+from judge.models import Report, Verdict, internal_error
 from judge.problems import Problem
 from judge.source import check_source
 
@@ -116,16 +115,7 @@ class BatchGrader:
             )
             return report
         except Exception as exc:  # noqa: BLE001 - one broken judgement must never abort the class
-            return Report(
-                problem=self.problem.id,
-                verdict=Verdict.internal_error,
-                score=0,
-                passed=0,
-                total=0,
-                message=say("internal_error"),
-                detail=f"{type(exc).__name__}: {exc}",
-                fault=Fault(what="batch", retryable=True),
-            )
+            return internal_error(self.problem.id, "submit", f"{type(exc).__name__}: {exc}", what="batch")
 
     def _finish(
         self,

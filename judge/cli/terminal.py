@@ -21,7 +21,7 @@ from judge.cli.learner_io import (
 from judge.cli.render import LiveMarks, print_report
 from judge.errors import JudgeError
 from judge.i18n import Lang
-from judge.models import Mode, PublicReport, Report, Verdict
+from judge.models import Mode, PublicReport, Report, Verdict, internal_error
 from judge.problems import Problem
 from judge.settings import Settings
 
@@ -84,17 +84,10 @@ def _notices(err: Console, report: Report, lang: Lang) -> None:
 
 
 def internal_error_report(problem_id: str, public: bool, lang: Lang) -> PublicReport:
-    from judge.models import Report  # noqa: PLC0415
-
-    return Report(
-        problem=str(problem_id),
-        verdict=Verdict.internal_error,
-        score=0,
-        passed=0,
-        total=0,
-        mode="run" if public else "submit",
-        message=say("internal_error.problem"),
-    ).public(lang)
+    """A broken exercise, as the learner reads it (its fault was printed already)."""
+    mode: Mode = "run" if public else "submit"
+    broken = internal_error(str(problem_id), mode, "", "problem", say("internal_error.problem"), retryable=False)
+    return broken.public(lang)
 
 
 def list_problems(settings: Settings) -> int:
