@@ -16,6 +16,7 @@ Prints numbers and ratios, asserts nothing. Run from anywhere: python bench/over
 from __future__ import annotations
 
 import argparse
+import copy
 import importlib.util
 import statistics
 import sys
@@ -57,13 +58,17 @@ class Direct:
         self.current = ""
 
     def _call(self, name: str, *args: Any, **kwargs: Any) -> Any:
+        args, kwargs = copy.deepcopy((args, kwargs))  # as the channel does: a probe never mutates the test's own
+        self.calls.append((self.current, name, args, kwargs, 0.0))
+        args, kwargs = copy.deepcopy((args, kwargs))  # the recorded copy stays as the test passed it
         started = time.perf_counter()
         try:
             return getattr(self.probes, name)(self.solution, *args, **kwargs)
         except Exception as exc:
             raise LearnerError(type(exc).__name__, str(exc), None) from exc
         finally:
-            self.calls.append((self.current, name, args, kwargs, time.perf_counter() - started))
+            test, probe, call_args, call_kwargs, _ = self.calls[-1]
+            self.calls[-1] = (test, probe, call_args, call_kwargs, time.perf_counter() - started)
 
     @pytest.fixture(scope="session")
     def remote(self) -> Any:
@@ -112,7 +117,16 @@ def main() -> int:
     direct = Direct(probes, solution, problem.meta)
     started = time.perf_counter()
     code = pytest.main(
-        [str(problem.tests_dir / "test_public.py"), "-q", "-c", str(REPO / "judge" / "checker" / "pytest.ini")],
+        [
+            str(problem.tests_dir / "test_public.py"),
+            "-q",
+            "-p",
+            "no:logging",
+            "-W",
+            "ignore",
+            "-c",
+            str(REPO / "judge" / "checker" / "pytest.ini"),
+        ],
         plugins=[direct],
     )
     in_pytest_s = time.perf_counter() - started
@@ -123,8 +137,9 @@ def main() -> int:
 
     direct_runs = []  # the recorded probe calls again, straight: what the checks cost without any harness
     for _ in range(args.runs):
+        fresh = copy.deepcopy([(name, call_args, kwargs) for _test, name, call_args, kwargs, _s in recorded])
         started = time.perf_counter()
-        for _test, name, call_args, kwargs, _s in recorded:
+        for name, call_args, kwargs in fresh:
             getattr(probes, name)(solution, *call_args, **kwargs)
         direct_runs.append(time.perf_counter() - started)
     direct_s = statistics.median(direct_runs) + import_s
