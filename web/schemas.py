@@ -8,6 +8,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from judge.models import Limits, Mode, PublicReport, Titles
+from web.store import QueueStatus
 
 
 class ProblemSummary(BaseModel):
@@ -58,14 +59,14 @@ class SubmissionIn(BaseModel):
 
 class Accepted(BaseModel):
     id: str = Field(description="Unguessable; whoever holds it may read the submission and its events.")
-    status: Literal["queued", "running", "done", "cancelled"]
+    status: QueueStatus
 
 
 class SubmissionOut(BaseModel):
     id: str
     problem_id: str
     mode: Mode
-    status: Literal["queued", "running", "done", "cancelled"]
+    status: QueueStatus
     created_at: datetime
     finished_at: datetime | None
     report: PublicReport | None = Field(description="The public report in the asked language; null until done.")
@@ -77,7 +78,7 @@ class HistoryEntry(BaseModel):
     id: str
     problem_id: str
     mode: Mode
-    status: Literal["queued", "running", "done", "cancelled"]
+    status: QueueStatus
     created_at: datetime
     finished_at: datetime | None
     verdict: str | None

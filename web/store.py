@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Any, Literal, Protocol, cast
 
 from alembic import command
 from alembic.config import Config
@@ -33,8 +33,10 @@ from judge.models import Mode
 from web.tables import AdmissionRow, EventRow, SubmissionRow
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
-UNFINISHED = ("queued", "running")
-FINISHED = ("done", "cancelled")
+# Where a submission is in the queue: the one list the store, the API's bodies and the page share.
+QueueStatus = Literal["queued", "running", "done", "cancelled"]
+UNFINISHED: tuple[QueueStatus, ...] = ("queued", "running")
+FINISHED: tuple[QueueStatus, ...] = ("done", "cancelled")
 UPGRADE_COMMAND = "judge db upgrade"
 
 Payload = dict[str, Any]
@@ -62,7 +64,7 @@ class Submission:
     problem_id: str
     mode: Mode
     code: str
-    status: str
+    status: QueueStatus
     created_at: datetime
     finished_at: datetime | None = None
     report: str | None = None  # full Report JSON, bilingual
@@ -137,7 +139,7 @@ def _row(row: SubmissionRow) -> Submission:
         problem_id=row.problem_id,
         mode=cast(Mode, row.mode),  # the column holds what SubmissionIn's Mode allowed
         code=row.code,
-        status=row.status,
+        status=cast(QueueStatus, row.status),  # the column holds only these (migrations 0001, 0002)
         created_at=created,
         finished_at=aware(row.finished_at),
         report=row.report,
