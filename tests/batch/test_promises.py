@@ -1,0 +1,43 @@
+"""Promises of batch grading that only an outside view would break silently: each test here was shown to fail on
+the mutation it names (applied by hand, then reverted)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from judge.batch.cache import ReportCache
+from judge.batch.policy import GradeOptions, apply
+from judge.batch.rows import Row
+from judge.i18n import Text
+from judge.models import Report, Verdict
+
+VERSIONS = {"judge": "1", "torch": "2.13.0", "python": "3.11"}
+
+
+def _report(problem: str = "100") -> Report:
+    return Report(problem=problem, verdict=Verdict.accepted, score=1.0, passed=1, total=1)
+
+
+def test_a_cached_report_is_not_reused_once_the_problem_changed(tmp_path: Path):
+    """Mutation: the cache key ignores the problem digest (a fixed test would keep yesterday's verdicts)."""
+    before = ReportCache(tmp_path, "digest-before", VERSIONS)
+    before.put("sha-of-the-file", _report())
+    assert before.get("sha-of-the-file") is not None  # the same problem: the judgement is reused
+    after = ReportCache(tmp_path, "digest-after", VERSIONS)
+    assert after.get("sha-of-the-file") is None  # its tests changed: judged again
+    assert after.key("sha-of-the-file") != before.key("sha-of-the-file")
+
+
+def test_a_cached_report_is_not_reused_under_another_judge_or_torch(tmp_path: Path):
+    ReportCache(tmp_path, "digest", VERSIONS).put("sha", _report())
+    assert ReportCache(tmp_path, "digest", {**VERSIONS, "torch": "2.14.0"}).get("sha") is None
+    assert ReportCache(tmp_path, "digest", {**VERSIONS, "judge": "2"}).get("sha") is None
+
+
+def test_a_rejected_submission_scores_nothing_anywhere():
+    """Mutation: a rejected row (not judged: too large, binary) given a score above 0."""
+    row = Row.rejected("alice", "alice.py", "sha", Text.same("not a text file"))
+    apply([row], GradeOptions(points=10))
+    assert (row.score, row.points, row.max_points) == (0.0, 0.0, 10.0)
+    record = row.csv_record("en")
+    assert record["verdict"] == "rejected" and float(record["score"]) == 0.0
