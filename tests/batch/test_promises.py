@@ -3,13 +3,15 @@ the mutation it names (applied by hand, then reverted)."""
 
 from __future__ import annotations
 
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from judge.batch.cache import ReportCache
+from judge.batch.exports import junit_xml
 from judge.batch.policy import GradeOptions, apply
 from judge.batch.rows import Row
 from judge.i18n import Text
-from judge.models import Report, Verdict
+from judge.models import CaseResult, Outcome, Report, Verdict
 
 VERSIONS = {"judge": "1", "torch": "2.13.0", "python": "3.11"}
 
@@ -41,3 +43,15 @@ def test_a_rejected_submission_scores_nothing_anywhere():
     assert (row.score, row.points, row.max_points) == (0.0, 0.0, 10.0)
     record = row.csv_record("en")
     assert record["verdict"] == "rejected" and float(record["score"]) == 0.0
+
+
+def test_junit_suite_counts_agree_with_its_cases():
+    """Mutation: a wrong failures= count (a CI reads the suite's counts, not the <failure> elements)."""
+    outcomes = ["passed", "failed", "failed", "error", "skipped"]
+    cases = [CaseResult(name=f"test_{i}", outcome=Outcome(o)) for i, o in enumerate(outcomes)]
+    report = Report(problem="100", verdict=Verdict.runtime_error, score=0.2, passed=1, total=5, cases=cases)
+    suite = ET.fromstring(junit_xml([Row(student="alice", verdict="runtime_error", report=report)], "100"))[0]
+    counts = {k: int(suite.get(k, "-1")) for k in ("tests", "failures", "errors", "skipped")}
+    assert counts == {"tests": 5, "failures": 2, "errors": 1, "skipped": 1}
+    elements = {tag: len(suite.findall(f"testcase/{tag}")) for tag in ("failure", "error", "skipped")}
+    assert elements == {"failure": 2, "error": 1, "skipped": 1}
