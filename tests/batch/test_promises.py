@@ -8,10 +8,13 @@ from pathlib import Path
 
 from judge.batch.cache import ReportCache
 from judge.batch.exports import junit_xml
+from judge.batch.outputs import write_outputs
 from judge.batch.policy import GradeOptions, apply
 from judge.batch.rows import Row
 from judge.i18n import Text
 from judge.models import CaseResult, Outcome, Report, Verdict
+from judge.problems import ProblemSet
+from tests.batch.conftest import FIXTURE, REFERENCE
 
 VERSIONS = {"judge": "1", "torch": "2.13.0", "python": "3.11"}
 
@@ -55,3 +58,21 @@ def test_junit_suite_counts_agree_with_its_cases():
     assert counts == {"tests": 5, "failures": 2, "errors": 1, "skipped": 1}
     elements = {tag: len(suite.findall(f"testcase/{tag}")) for tag in ("failure", "error", "skipped")}
     assert elements == {"failure": 2, "error": 1, "skipped": 1}
+
+
+def test_grades_csv_is_replaced_whole_never_rewritten_in_place(tmp_path: Path):
+    """Mutation: grades.csv written in place (a reader, or a run stopped halfway, would see a torn file).
+
+    A file replaced by rename is a new inode: whoever had the old one open still reads the old grades whole."""
+    out = tmp_path / "out"
+    out.mkdir()
+    old = out / "grades.csv"
+    old.write_bytes(b"student,score\nalice,0.1\n")
+    inode = old.stat().st_ino
+    report = Report(problem="900", verdict=Verdict.accepted, score=1.0, passed=1, total=1)
+    rows = [Row(student="alice", verdict="accepted", score=1.0, passed=1, total=1, report=report)]
+    with old.open("rb") as held:
+        write_outputs(out, rows, {"alice": REFERENCE}, ProblemSet(FIXTURE.parent).get("900"), "en")
+        assert held.read() == b"student,score\nalice,0.1\n"
+    assert (out / "grades.csv").stat().st_ino != inode
+    assert b"alice" in (out / "grades.csv").read_bytes()
