@@ -100,10 +100,10 @@ def test_the_socket_is_private_and_two_terminals_share_one_judge(place):
     practice(place, "900", write(place, "good.py", GOOD))
     [path] = daemon_client.daemons(settings(place))
     assert stat.S_IMODE(path.stat().st_mode) == 0o600 and stat.S_IMODE((place / "run").stat().st_mode) == 0o700
-    pid = statuses(place)[0]["pid"]
     runs = [practice(place, "900", write(place, f"t{i}.py", (GOOD, BAD)[i]), "--json", wait=False) for i in (0, 1)]
     verdicts = [json.loads(run.communicate(timeout=300)[0])["verdict"] for run in runs]
-    assert verdicts == ["accepted", "wrong_answer"] and [s["pid"] for s in statuses(place)] == [pid]
+    # one judge served both (it may be a fresh one: an edit of the judge's files in between replaces it)
+    assert verdicts == ["accepted", "wrong_answer"] and len(statuses(place)) == 1
 
 
 def test_a_judge_that_dies_mid_run_is_said_once_and_the_verdict_comes_from_in_process(place):
