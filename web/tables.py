@@ -52,5 +52,6 @@ class EventRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     submission_id: Mapped[str] = mapped_column(ForeignKey("submissions.id", ondelete="CASCADE"), index=True)
-    kind: Mapped[str] = mapped_column(String(16))  # queued | running | collected | case_started | case | done | cancelled
+    # queued | running | collected | case_started | case | done | cancelled
+    kind: Mapped[str] = mapped_column(String(16))
     payload: Mapped[str] = mapped_column(Text)  # JSON; bilingual where learner text is involved
