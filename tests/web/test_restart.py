@@ -36,6 +36,7 @@ def test_sigkill_mid_judgement_then_restart_finishes_each_submission_once(tmp_pa
         server.start()
         with httpx.Client(base_url=server.url, timeout=30, cookies=cookies) as client:
             for sid in ids:
+                _finishes(client, sid)  # before streaming: a lost re-queue keeps a stream open (its pings) forever
                 stream = events(client, sid)
                 assert [kind for _, kind, _ in stream].count("done") == 1
                 assert stream[-1][2]["report"]["verdict"] == "accepted"
@@ -45,3 +46,17 @@ def test_sigkill_mid_judgement_then_restart_finishes_each_submission_once(tmp_pa
             assert all(h["status"] == "done" for h in history)
     finally:
         server.stop()
+
+
+RESUME_S = 120  # two slow submissions judged again after the restart, with room for a loaded host
+
+
+def _finishes(client: httpx.Client, sid: str) -> None:
+    """Fail with a message, within RESUME_S, when the restarted server never finishes submission `sid`."""
+    deadline, status = time.monotonic() + RESUME_S, "?"
+    while time.monotonic() < deadline:
+        status = client.get(f"/api/submissions/{sid}").json()["status"]
+        if status == "done":
+            return
+        time.sleep(0.2)
+    pytest.fail(f"submission {sid} is still {status!r} {RESUME_S} s after the restart: it was not re-queued")
