@@ -1,4 +1,4 @@
-"""JSON API: problems, submissions, history (the contract of issue 10)."""
+"""JSON API: problems, submissions, history (the contract the page, the CLI's --server and clients share)."""
 
 from __future__ import annotations
 

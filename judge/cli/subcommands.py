@@ -61,7 +61,7 @@ def _extensions(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> Non
         except ModuleNotFoundError as exc:
             if exc.name is None or not name.startswith(exc.name):
                 raise  # a missing dependency inside an extension is a real error
-            continue  # the extension is not part of this checkout (yet)
+            continue  # an extension whose package this install leaves out
         module.register(sub)
 
 

@@ -62,7 +62,7 @@ def test_literal_schemas_through_library_define():
 
 
 def test_a_literal_that_disagrees_with_the_dispatcher_fails_the_case():
-    """The forged accept of issue 15: mutates_args=() in the file, a dispatcher reading that says the caches are
+    """The forged accept: mutates_args=() in the file, a dispatcher reading that says the caches are
     written (forged, or real): the literal is what the learner wrote, and it must agree."""
     found = declarations.read(CUSTOM_OP.replace('("k_cache", "v_cache")', "()"))
     with pytest.raises(AssertionError, match="line 5 declares that ex100::kv_write writes"):

@@ -1,4 +1,4 @@
-"""The GPU policy and the GPU container's arguments, built and asserted without a GPU (issue 21)."""
+"""The GPU policy and the GPU container's arguments, built and asserted without a GPU."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Relay: every event about a hidden case is held until the hidden pass ends and released together; public
-cases stream as they finish (issue 15: a kernel that slept in proportion to a hidden input was read off the
-arrival time of each hidden case's event)."""
+cases stream as they finish (a kernel that slept in proportion to a hidden input was read off the arrival
+time of each hidden case's event)."""
 
 from __future__ import annotations
 
