@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from judge.i18n import Text
+from judge.i18n import Lang, Text
 
 # id -> (zh, en); str.format fields are filled by say(). Problems' own texts live in their tests (judge.feedback).
 MESSAGES: dict[str, tuple[str, str]] = {
@@ -412,5 +412,5 @@ def say(msg_id: str, **fields: object) -> Text:
     return Text(zh=zh.format(**_side(fields, "zh")), en=en.format(**_side(fields, "en")))
 
 
-def _side(fields: dict[str, object], lang: str) -> dict[str, object]:
+def _side(fields: dict[str, object], lang: Lang) -> dict[str, object]:
     return {key: value.get(lang) if isinstance(value, Text) else value for key, value in fields.items()}

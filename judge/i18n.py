@@ -26,7 +26,7 @@ class Text(BaseModel):
         """A plain string reads the same in both languages (file names, an exception's own words)."""
         return {"zh": value, "en": value} if isinstance(value, str) else value
 
-    def get(self, lang: str) -> str:
+    def get(self, lang: Lang) -> str:
         return self.en if lang == "en" else self.zh
 
     def __bool__(self) -> bool:

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from judge.catalog import say
 from judge.errors import CannotJudgeHere, ProblemInvalid, UnknownProblem
+from judge.i18n import Lang
 from judge.models import Mode, ProblemMeta, Verdict
 
 FOLDER = re.compile(r"^(?P<id>[0-9]{1,4})-(?P<slug>[a-z0-9][a-z0-9-]*)$")
@@ -65,7 +66,7 @@ class Problem:
         names = public if mode == "run" else [*public, "test_hidden.py"]
         return [self.tests_dir / n for n in names if (self.tests_dir / n).exists()]
 
-    def prompt(self, lang: str) -> str:
+    def prompt(self, lang: Lang) -> str:
         return (self.root / f"prompt.{lang}.md").read_text(encoding="utf-8")
 
     def valid_solutions(self) -> list[Path]:

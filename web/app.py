@@ -14,6 +14,7 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 
 from judge.errors import JudgeError
+from judge.i18n import Lang
 from judge.textsafe import valid
 from web import api, ops, pages, stream
 from web.broadcast import Broadcast
@@ -31,7 +32,7 @@ log = logging.getLogger("web")
 RETRY_AFTER_S = 5
 
 
-def error_text(exc: JudgeError, lang: str = "en") -> str:
+def error_text(exc: JudgeError, lang: Lang = "en") -> str:
     text = getattr(exc, "text", None)  # bilingual where the judge provides it
     return text.get(lang) if text else exc.message
 

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from judge.i18n import Lang
 from judge.models import Limits, Mode, PublicReport, Titles
 from web.store import QueueStatus
 
@@ -33,7 +33,7 @@ class Statement(BaseModel):
 
 
 class ProblemDetail(ProblemSummary):
-    statement: dict[Literal["zh", "en"], Statement]
+    statement: dict[Lang, Statement]
     starter: str = Field(description="The starter code the editor begins with.")
     solution_file: str
     limits: Limits

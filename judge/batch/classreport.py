@@ -10,6 +10,7 @@ from urllib.parse import quote
 
 from judge.batch.rows import REJECTED, Row
 from judge.batch.similarity import Pair, clusters
+from judge.i18n import Lang
 from judge.models import Outcome, Verdict
 from judge.problems import Problem
 
@@ -125,7 +126,7 @@ LABELS = {
 }
 
 
-def render_class_report(rows: list[Row], pairs: list[Pair], problem: Problem, lang: str) -> str:
+def render_class_report(rows: list[Row], pairs: list[Pair], problem: Problem, lang: Lang) -> str:
     from jinja2 import Environment, FileSystemLoader, select_autoescape  # noqa: PLC0415
 
     env = Environment(
@@ -135,7 +136,7 @@ def render_class_report(rows: list[Row], pairs: list[Pair], problem: Problem, la
     return env.get_template("class-report.html.j2").render(**class_summary(rows, pairs, problem, lang))
 
 
-def class_summary(rows: list[Row], pairs: list[Pair], problem: Problem, lang: str) -> dict[str, Any]:
+def class_summary(rows: list[Row], pairs: list[Pair], problem: Problem, lang: Lang) -> dict[str, Any]:
     judged = [r for r in rows if r.report is not None]
     by_student = {r.student: r for r in rows}
     return {
@@ -162,7 +163,7 @@ def class_summary(rows: list[Row], pairs: list[Pair], problem: Problem, lang: st
     }
 
 
-def _reason(row: Row, lang: str) -> str:
+def _reason(row: Row, lang: Lang) -> str:
     """Why nothing (or nothing of the learner's code) was judged: the rejection, the compile error, the fault."""
     if row.reason:
         return row.reason.get(lang)
@@ -214,7 +215,7 @@ def score_histogram(rows: list[Row], bins: int = 10) -> list[dict[str, Any]]:
     return [{"label": label, "count": count} for label, count in zip(labels, counts)]
 
 
-def check_failures(rows: list[Row], lang: str = "en") -> list[dict[str, Any]]:
+def check_failures(rows: list[Row], lang: Lang = "en") -> list[dict[str, Any]]:
     """Per check, how many of the submissions that ran it failed it; highest rate first: the lesson the class
     missed. A public check is its case name; hidden cases are grouped by their author's hint (the lesson they
     test, across parametrized variants), else by their real name (this page is the instructor's)."""

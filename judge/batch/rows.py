@@ -7,7 +7,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from judge.i18n import Text
+from judge.i18n import Lang, Text
 from judge.models import Report
 
 # A submission that never ran (empty, binary, not UTF-8, too large, no file chosen in the student's folder)
@@ -89,7 +89,7 @@ class Row(BaseModel):
     def rejected(cls, student: str, source: str, sha256: str, reason: Text, **extra: Any) -> Row:
         return cls(student=student, source=source, sha256=sha256, verdict=REJECTED, reason=reason, **extra)
 
-    def csv_record(self, lang: str) -> dict[str, str]:
+    def csv_record(self, lang: Lang) -> dict[str, str]:
         note = "; ".join([*([self.reason.get(lang)] if self.reason else []), *self.notes])
         return {
             "student": self.student,

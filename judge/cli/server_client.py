@@ -22,6 +22,7 @@ from judge.cli.learner_io import (
 )
 from judge.cli.render import LiveMarks, print_report
 from judge.events import CaseFinished, Collected, Done, EventSink
+from judge.i18n import Lang
 from judge.models import PublicReport, Verdict
 from judge.settings import Settings
 
@@ -70,7 +71,7 @@ def submit(client: httpx.Client, body: dict[str, Any]) -> str:
     return str(response.json()["id"])
 
 
-def follow(client: httpx.Client, submission_id: str, lang: str, on_event: EventSink) -> PublicReport:
+def follow(client: httpx.Client, submission_id: str, lang: Lang, on_event: EventSink) -> PublicReport:
     """Stream the submission's events (reconnecting with Last-Event-ID) until `done`; return its report."""
     last = None
     for _ in range(RECONNECTS):
