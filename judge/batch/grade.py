@@ -19,12 +19,13 @@ from judge.batch.policy import apply as apply_policy
 from judge.batch.progress import progress_for
 from judge.batch.rows import Row
 from judge.batch.run import BatchGrader, Interrupted
+from judge.cli import exits
 from judge.errors import BadSubmission
 from judge.i18n import Lang
 from judge.settings import Settings
 from judge.source import check_source
 
-EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INTERRUPTED = exits.OK, exits.NOT_ACCEPTED, exits.USAGE, exits.INTERRUPTED
 CACHE = Path(".cache") / "reports"
 
 

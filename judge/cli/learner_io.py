@@ -8,12 +8,13 @@ from pathlib import Path
 from rich.console import Console
 
 from judge.catalog import say
+from judge.cli import exits
 from judge.cli.learner_files import LearnerFiles
 from judge.errors import JudgeError
 from judge.i18n import Lang
 from judge.problems import Problem
 
-EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = 0, 1, 2
+EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = exits.OK, exits.NOT_ACCEPTED, exits.USAGE
 LANG_HELP = "language of everything printed: zh (default, or $PRACTICE_LANG) or en"
 SERVER_HELP = "judge on this judge server (its web API, e.g. http://host:8000) instead of on this machine"
 
