@@ -135,6 +135,8 @@ def _custom_op(call: ast.Call, found: Declarations) -> str | None:
         found.computed.append(f"line {call.lineno}: custom_op with a name that is not a literal")
         return None
     value = _argument(call, 99, "mutates_args")
+    if value is None and not any(kw.arg is None for kw in call.keywords):
+        return qualified  # no mutates_args at all (torch refuses that at import): there is nothing to compare
     writes = _literal_names(value)
     if _text(value) == "unknown":
         return qualified  # a literal too, which declares nothing precise: the dispatcher's reading stands alone
