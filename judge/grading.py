@@ -136,6 +136,7 @@ def _one_pass(
                     test_files=tuple(str(p) for p in problem.test_files(mode)),
                     run_tiers=tuple(step.run_tiers),
                     skip_tiers=tuple(skipped),
+                    source=source,
                 ).to_wire(),
             ),
             [checker_end.fileno(), events_out.fileno()],

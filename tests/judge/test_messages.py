@@ -1,5 +1,6 @@
 """Learner-facing text: shortened with its point kept, decoded into both languages, import failures as one block."""
 
+import string
 from types import SimpleNamespace
 
 import pytest
@@ -133,46 +134,16 @@ def test_pathological_sources_are_compile_errors_not_crashes(source):
     assert len(text.en.splitlines()) <= 4 and all(len(line) < 400 for line in text.en.splitlines())
 
 
+def _fields(template: str) -> dict[str, str | None]:
+    """{name: format spec} of a catalogue template's fields."""
+    return {name: spec for _, name, spec, _ in string.Formatter().parse(template) if name is not None}
+
+
 def test_every_catalogue_message_has_both_languages_with_the_same_fields():
     for msg_id, (zh, en) in MESSAGES.items():
         assert zh.strip() and en.strip(), msg_id
-        fields = {
-            name: "x"
-            for name in (
-                "path",
-                "id",
-                "title",
-                "total",
-                "passed",
-                "seconds",
-                "n",
-                "layers",
-                "what",
-                "message",
-                "file",
-                "verdict",
-                "tests",
-                "mode",
-                "size",
-                "limit",
-                "at",
-                "code",
-                "memory",
-                "wall",
-                "output",
-                "how",
-                "signal",
-                "error",
-                "where",
-                "hint",
-                "line",
-                "reason",
-                "known",
-                "names",
-                "install",
-                "extras",
-            )
-        }
-        fields.update(seconds=1.0, wall=30, code=0xD800)
-        text = say(msg_id, **fields)
+        assert _fields(zh) == _fields(en), msg_id
+        # Fill every field with a value its format spec accepts: the message must render in both languages.
+        filled = {name: (0xD800 if "X" in (spec or "") else 1.5 if spec else "x") for name, spec in _fields(en).items()}
+        text = say(msg_id, **filled)
         assert text.zh and text.en, msg_id
