@@ -22,7 +22,7 @@ def test_op_registered_under_ex100(probe, name):
     )
 
 
-@pytest.mark.weight(12)
+@pytest.mark.weight(30)
 def test_kv_write_schema_declares_exactly_the_two_caches(probe):
     s = probe("schema", "kv_write", hint=msg("读取 kv_write 的 schema 时出错", "reading the schema of kv_write failed"))
     assert s is not None, msg("没有找到 torch.ops.ex100.kv_write", "torch.ops.ex100.kv_write does not exist")
