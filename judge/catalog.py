@@ -401,6 +401,21 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The GPU runner is unavailable (not a problem with your code); try again later: {runner}: {why}",
     ),
     # -- code health: front ends --
+    "web.too_large": (
+        "代码有 {size} 字节，第 {id} 题最多接受 {limit} 字节",
+        "the code is {size} bytes; exercise {id} accepts at most {limit} bytes",
+    ),
+    "web.queue_full": ("判题队列已满，请过几秒再试", "the judging queue is full; try again in a few seconds"),
+    "web.learner_busy": (
+        "你已有 {limit} 个提交在等待判题，请先等它们出结果",
+        "you already have {limit} submissions waiting; wait for their verdicts first",
+    ),
+    "web.address_busy": (
+        "来自你的地址的 {limit} 个提交正在等待判题，请先等它们出结果（保留 practice_learner cookie 的客户端单独计数）",
+        "{limit} submissions from your address are waiting; wait for their verdicts first (a client that keeps "
+        "the practice_learner cookie is counted on its own)",
+    ),
+    "web.no_submission": ("没有这个提交", "no such submission"),
 }
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
+from judge.catalog import say
 from judge.i18n import LANGS, Lang, pick_lang
 from judge.problems import Problem, missing_needs, require_needs
 from web.markdown import render
@@ -23,6 +24,7 @@ from web.schemas import (
     SubmissionIn,
     SubmissionOut,
 )
+from web.service import NotFound
 
 if TYPE_CHECKING:
     from web.service import WebService
@@ -151,5 +153,5 @@ def history(
 def get_submission(submission_id: str, request: Request, lang: Lang | None = LangQuery) -> SubmissionOut:
     sub = service(request).store.get(submission_id)
     if sub is None:
-        raise HTTPException(404, "no such submission")
+        raise NotFound(say("web.no_submission"))
     return submission_out(sub, reader_lang(request, lang))

@@ -116,7 +116,7 @@ class WebService:
         limit = self.source_limit(problem)
         size = len(code.encode("utf-8", errors="surrogatepass"))
         if size > limit:
-            raise TooLarge(f"the code is {size} bytes; exercise {problem.id} accepts at most {limit} bytes")
+            raise TooLarge(say("web.too_large", size=size, id=problem.id, limit=limit))
         check_source(code, limit)
         submission = Submission(
             id=secrets.token_urlsafe(18),
@@ -131,17 +131,11 @@ class WebService:
         )
         admission = self.store.admit(submission, self.limits())  # stored before anyone may judge it
         if admission.refused == "queue":
-            raise Busy("the judging queue is full; try again in a few seconds")
+            raise Busy(say("web.queue_full"))
         if admission.refused == "learner":
-            raise LearnerBusy(
-                f"you already have {self.settings.learner_queue_limit} submissions waiting; "
-                "wait for their verdicts first"
-            )
+            raise LearnerBusy(say("web.learner_busy", limit=self.settings.learner_queue_limit))
         if admission.refused == "address":
-            raise AddressBusy(
-                f"{self.settings.address_queue_limit} submissions from your address are waiting; wait for their "
-                "verdicts first (a client that keeps the practice_learner cookie is counted on its own)"
-            )
+            raise AddressBusy(say("web.address_busy", limit=self.settings.address_queue_limit))
         self.dispatcher.submit(submission.id)
         return submission
 

@@ -57,7 +57,7 @@ def test_dropping_the_cookie_counts_per_address(tcp):
     with httpx.Client(base_url=url) as client:
         assert [cookieless(client).status_code for _ in range(3)] == [202, 202, 429]
         refused = cookieless(client)
-        assert refused.status_code == 429 and "address" in refused.json()["detail"]
+        assert refused.status_code == 429 and "地址" in refused.json()["detail"]  # zh: the default reader language
     with httpx.Client(base_url=url) as browser:  # loads the page first and keeps its cookie, like a browser
         assert browser.get("/api/problems").status_code == 200 and "practice_learner" in browser.cookies
         assert [post(browser).status_code for _ in range(5)] == [202, 202, 202, 202, 429]  # per learner: 4
