@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from judge.catalog import say
 from tests.conftest import FIXTURE_PROBLEMS
 
 pytestmark = pytest.mark.slow
@@ -112,8 +113,9 @@ def test_first_run_creates_the_file_from_the_starter(tmp_path):
     created = tmp_path / "solutions" / "900.py"
     assert created.read_text() == (FIXTURE_PROBLEMS / "900-echo" / "starter.py").read_text()
     assert str(created) in result.stderr and result.returncode == 1
-    listing = practice(tmp_path, "--list")
-    assert "900" in listing.stdout and "wrong_answer" in listing.stdout
+    listing = practice(tmp_path, "--list")  # in the learner's language only, the verdict by its catalogue name
+    assert "900" in listing.stdout and say("verdict.wrong_answer").zh in listing.stdout
+    assert "wrong_answer" not in listing.stdout
 
 
 def test_judge_run_help_describes_its_arguments():

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
 import pytest
 
 from tests.web.helpers import REPO, WRONG, events, submit
@@ -29,11 +32,24 @@ def secret_lines() -> set[str]:
         *PROBLEMS.glob("*/tests/conftest.py"),
         *PROBLEMS.glob("*/solutions/**/*.py"),
     ]:
-        for line in path.read_text(encoding="utf-8").splitlines():
+        source = path.read_text(encoding="utf-8")
+        shown = hint_lines(path, source)
+        for number, line in enumerate(source.splitlines(), start=1):
             line = line.strip()
-            if len(line) >= 30 and line not in public_text and not line.startswith(("#", '"""', "import ", "from ")):
+            if number in shown or line in public_text or line.startswith(("#", '"""', "import ", "from ")):
+                continue
+            if len(line) >= 30:
                 secret.add(line)
     return secret
+
+
+def hint_lines(path: Path, source: str) -> set[int]:
+    """The lines of a hidden test's `@pytest.mark.hint(...)`: its hint is shown by design, its inputs never."""
+    lines: set[int] = set()
+    for node in ast.walk(ast.parse(source, filename=str(path))):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "hint":
+            lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return lines
 
 
 def every_response(client) -> dict[str, str]:
