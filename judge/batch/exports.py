@@ -6,6 +6,7 @@ import csv
 import io
 import json
 import xml.etree.ElementTree as ET
+from datetime import datetime
 from typing import Any
 
 from judge.batch.rows import ALL_COLUMNS, REJECTED, Row
@@ -94,23 +95,44 @@ def canvas_csv(rows: list[Row], column: str) -> bytes:
     return out.getvalue().encode("utf-8-sig")  # Canvas reads UTF-8; the mark keeps Excel from garbling names
 
 
+MOODLE_COLUMNS = [
+    "Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade", "Grade can be changed",
+    "Last modified (submission)", "Last modified (grade)", "Feedback comments",
+]  # fmt: skip
+_WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")  # fmt: skip
+
+
 def moodle_csv(rows: list[Row], lang: Lang) -> bytes:
-    """Moodle's offline grading worksheet (assignment > "Upload grading worksheet"): "Identifier" is
-    "Participant <id>" from the download's folder names, "Grade" the points, "Feedback comments" the summary.
-    Without a "Last modified (grade)" column Moodle does not compare times. Only Moodle students are listed."""
+    """Moodle's offline grading worksheet (assignment > "Upload grading worksheet"), with the columns and order of
+    the worksheet Moodle exports. Its import (assignfeedback_offline) needs "Identifier" ("Participant <id>" from
+    the download's folder names), "Grade" (the points after penalties) and "Last modified (grade)", which holds "-"
+    as Moodle's export does for a grade not yet given (no time: Moodle imports the grade without checking that it
+    was changed in Moodle since). "Last modified (submission)" is when the student handed it in, where known;
+    "Feedback comments" holds the summary. UTF-8 without a byte-order mark: Moodle matches the first column's name
+    exactly. Only Moodle students are listed."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(
-        ["Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade", "Grade can be changed",
-         "Feedback comments"]
-    )  # fmt: skip
+    writer.writerow(MOODLE_COLUMNS)
     for row in rows:
         if row.layout == "moodle":
             writer.writerow(
-                [f"Participant {row.student}", row.name, "", "", f"{row.points:.2f}", f"{row.max_points:.2f}", "Yes",
-                 _comment(row, lang)]
+                [f"Participant {row.student}", row.name, "", "Submitted for grading", f"{row.points:.2f}",
+                 f"{row.max_points:.2f}", "Yes", _moodle_time(row.submitted), "-", _comment(row, lang)]
             )  # fmt: skip
     return out.getvalue().encode("utf-8")
+
+
+def _moodle_time(when: datetime | None) -> str:
+    """Moodle's own date format, in English and whatever zone the time carries: "Tuesday, 1 December 2026, 9:10 PM"."""
+    if when is None:
+        return ""
+    hour = when.hour % 12 or 12
+    return (
+        f"{_WEEKDAYS[when.weekday()]}, {when.day} {_MONTHS[when.month - 1]} {when.year}, "
+        f"{hour}:{when.minute:02d} {'AM' if when.hour < 12 else 'PM'}"
+    )
 
 
 def _comment(row: Row, lang: Lang) -> str:

@@ -165,8 +165,15 @@ def test_moodle_class_and_its_worksheet(classes):
     assert rows["2001"]["name"] == "张三" and rows["2003"]["verdict"] == "accepted"
     assert rows["2005"]["verdict"] == "compile_error"
     with open(out / "moodle.csv", newline="", encoding="utf-8") as handle:
+        header = next(csv.reader(handle))
+    assert header == [  # the worksheet Moodle exports, in its order (its import needs the Last modified (grade))
+        "Identifier", "Full name", "Email address", "Status", "Grade", "Maximum Grade", "Grade can be changed",
+        "Last modified (submission)", "Last modified (grade)", "Feedback comments",
+    ]  # fmt: skip
+    with open(out / "moodle.csv", newline="", encoding="utf-8") as handle:
         sheet = list(csv.DictReader(handle))
-    assert {"Identifier", "Full name", "Grade", "Maximum Grade", "Feedback comments"} <= set(sheet[0])
+    assert sheet[0]["Status"] == "Submitted for grading" and sheet[0]["Last modified (grade)"] == "-"
+    assert sheet[0]["Last modified (submission)"] == "Sunday, 1 March 2026, 12:00 PM"  # the file's time, as Moodle
     grades = {r["Identifier"]: r["Grade"] for r in sheet}
     assert grades == {"Participant 2001": "10.00", "Participant 2002": "0.00", "Participant 2003": "10.00",
                       "Participant 2005": "0.00"}  # fmt: skip
@@ -251,7 +258,7 @@ def test_only_regrades_one_student_with_the_first_runs_options_and_keeps_the_res
 
     assert kept(after) == kept(before) and "2002" in after["2001"]["similar_to"]
     assert sorted(p.stem for p in (out / "feedback").glob("*.md")) == sorted(before)  # nothing deleted
-    assert (out / "moodle.csv").exists() and "Participant 2002,Bob Jones,,,10.00" in (out / "moodle.csv").read_text()
+    assert "Participant 2002,Bob Jones,,Submitted for grading,10.00" in (out / "moodle.csv").read_text()
     assert "1 of 1 students graded" in (root / "only.log").read_text()
     assert (
         grade_class(
