@@ -147,5 +147,5 @@ def create_app(
     app.include_router(pages.router)
     app.include_router(ops.router)
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
-    app.add_middleware(WebMiddleware, max_body=settings.max_body_bytes)
+    app.add_middleware(WebMiddleware, max_body=settings.max_body_bytes, cookie_key=settings.cookie_key())
     return app

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import os
+import secrets
 from pathlib import Path
 
 from platformdirs import user_data_dir
-from pydantic import Field
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -44,6 +45,30 @@ class WebSettings(BaseSettings):
         60, gt=0, description="A task's hard time limit is its problem's wall_s plus this (zygotes, collection)."
     )
     max_body_bytes: int = Field(2 << 20, ge=1024, description="Largest request body accepted (bytes); more get 413.")
+    cookie_secret: SecretStr | None = Field(
+        None,
+        description="The key that signs learner cookies; default: a random key kept in data_dir/cookie-secret. Give "
+        "every web process of one deployment the same key.",
+    )
+
+    def cookie_key(self) -> bytes:
+        """The learner cookie's signing key: the configured one, else this host's own (created once, mode 0600)."""
+        if self.cookie_secret is not None:
+            return self.cookie_secret.get_secret_value().encode()
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        path = self.data_dir / "cookie-secret"
+        if not path.exists():  # written whole under another name, then linked: a process starting beside this one
+            draft = self.data_dir / f".cookie-secret.{os.getpid()}.{secrets.token_hex(4)}"  # reads all or nothing
+            fd = os.open(draft, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            with os.fdopen(fd, "wb") as out:
+                out.write(secrets.token_hex(32).encode())
+            try:
+                os.link(draft, path)
+            except FileExistsError:
+                pass
+            finally:
+                draft.unlink()
+        return path.read_bytes()
 
     def hard_limit_s(self, wall_s: float) -> float:
         """How long one judgement may hold a queue worker before it is given up on (above the problem's own limit)."""

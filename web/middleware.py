@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import hmac
 import json
 import math
+import re
 import secrets
 from http.cookies import SimpleCookie
 
@@ -23,6 +27,23 @@ DOCS_CSP = (
     "img-src 'self' data:; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 )
 YEAR = 365 * 24 * 3600
+TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+
+def sign(token: str, key: bytes) -> str:
+    """The cookie's value: the learner's token and an HMAC of it, so only this service can issue one."""
+    mac = hmac.new(key, token.encode(), hashlib.sha256).digest()
+    return f"{token}.{base64.urlsafe_b64encode(mac[:18]).decode()}"
+
+
+def learner_of(value: str, key: bytes) -> tuple[str | None, bool]:
+    """(the token a cookie names, whether this service signed it). A bare token (a cookie from before signing,
+    or one a client made up) still names its learner, so their history stays theirs, but it is not trusted to
+    tell learners apart: its submissions count per address until the signed cookie sent back is kept."""
+    token, _, mac = value.partition(".")
+    if not TOKEN.fullmatch(token):
+        return None, False
+    return token, bool(mac) and hmac.compare_digest(sign(token, key), value)
 
 
 def cookies(scope: Scope) -> dict[str, str]:
@@ -114,21 +135,21 @@ def unencodable(body: bytes) -> str | None:
 
 
 class WebMiddleware:
-    def __init__(self, app: ASGIApp, max_body: int):
-        self.app, self.max_body = app, max_body
+    def __init__(self, app: ASGIApp, max_body: int, cookie_key: bytes):
+        self.app, self.max_body, self.key = app, max_body, cookie_key
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         jar = cookies(scope)
-        learner = jar.get(LEARNER_COOKIE, "")
-        fresh = not (16 <= len(learner) <= 64 and learner.replace("-", "").replace("_", "").isalnum())
-        if fresh:
-            learner = secrets.token_urlsafe(24)
+        token, signed = learner_of(jar.get(LEARNER_COOKIE, ""), self.key)
+        learner = token or secrets.token_urlsafe(24)
+        fresh = not signed
         scope.setdefault("state", {})["learner"] = learner
-        # Without a valid cookie, every request is a new learner: its submissions count per client address
-        # instead. scope["client"] is the peer, or the forwarded address from a proxy uvicorn trusts
-        # (--forwarded-allow-ips); a unix-socket peer has none, hence no address limit.
+        # Without a cookie this service signed, a client could be a new learner at every request (no cookie, or
+        # one it made up): its submissions count per client address instead. scope["client"] is the peer, or the
+        # forwarded address from a proxy uvicorn trusts (--forwarded-allow-ips); a unix-socket peer has none,
+        # hence no address limit.
         client = scope.get("client")
         scope["state"]["address"] = str(client[0])[:64] if fresh and client and client[0] else None
         scope["state"]["lang_cookie"] = jar.get(LANG_COOKIE)
@@ -156,12 +177,9 @@ class WebMiddleware:
                     (b"x-frame-options", b"DENY"),
                 ]
                 if fresh:
-                    headers.append(
-                        (
-                            b"set-cookie",
-                            f"{LEARNER_COOKIE}={learner}; Path=/; Max-Age={YEAR}; HttpOnly; SameSite=Lax".encode(),
-                        )
-                    )
+                    value = sign(learner, self.key)
+                    cookie = f"{LEARNER_COOKIE}={value}; Path=/; Max-Age={YEAR}; HttpOnly; SameSite=Lax"
+                    headers.append((b"set-cookie", cookie.encode()))
                 message = {**message, "headers": headers}
             await send(message)
 

@@ -60,6 +60,7 @@ def test_fifty_submissions_survive_a_killed_worker_and_a_killed_web_process(tmp_
         "PRACTICE_QUEUE_VISIBILITY_TIMEOUT": "10",  # a killed worker's task comes back within seconds here
         "PRACTICE_QUEUE_LIMIT": "200",
         "PRACTICE_LEARNER_QUEUE_LIMIT": "100",
+        "PRACTICE_COOKIE_SECRET": "one-key-for-every-web-process",  # a learner's cookie holds on either process
     }
     refused = judge_cli(env, "serve", "--port", "1")
     assert refused.returncode == 2 and "judge db upgrade" in refused.stdout  # unmigrated: refused, names the fix
