@@ -28,10 +28,13 @@ class GradeOptions(BaseModel):
         return self.points or DEFAULT_POINTS
 
     def filled_from(self, earlier: GradeOptions | None) -> GradeOptions:
-        """These options, with what this run did not say taken from an earlier run's."""
+        """These options, with what this run did not say taken from an earlier run's.
+
+        What this run gave explicitly wins, even where it equals the default (--late-penalty 0 after a run with
+        --late-penalty 10): only the fields never set (the command line passes none it was not given) are filled."""
         if earlier is None:
             return self
-        given = self.model_dump(exclude_unset=True, exclude_defaults=True)
+        given = self.model_dump(exclude_unset=True)
         return GradeOptions.model_validate({**earlier.model_dump(), **given})
 
 
