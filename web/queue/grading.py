@@ -6,14 +6,14 @@ import secrets
 import threading
 from typing import Any
 
-from judge.models import Mode, Report
+from judge.models import Mode, Report, internal_error
 from judge.problems import ProblemSet
 from judge.settings import Settings
 from judge.source import check_source
 from judge.versions import judge_versions
 from web.config import WebSettings
 from web.queue.dispatcher import CeleryDispatcher
-from web.store import SqlStore, Submission, now
+from web.store import FINISHED, SqlStore, Submission, now
 
 BATCH_LEARNER = "batch"
 POLL_S = 0.5
@@ -59,6 +59,9 @@ class QueueJudge:
             stored = self.store.get(submission.id)
             if stored is not None and stored.status == "done" and stored.report:
                 return Report.model_validate_json(stored.report)
+            if stored is None or stored.status in FINISHED:  # cancelled (or gone) on the queue's side: no report
+                why = f"the queued judgement {submission.id} ended {stored.status if stored else 'missing'}"
+                return internal_error(problem.id, mode, why, "queue")  # retryable: batch judges it once more
         raise KeyboardInterrupt
 
     def close(self) -> None:
