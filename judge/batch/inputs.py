@@ -136,8 +136,9 @@ def _group(root: Node, skipped: list[Skipped]) -> dict[tuple[str, str], list[_At
         skipped.append(Skipped(meta_node.path, "Gradescope's submission metadata (read for names and times)"))
     groups: dict[tuple[str, str], dict[str, _Attempt]] = {}
     names: dict[tuple[str, str], str] = {}
+    assignment = _blackboard_assignment(root)
     for node in sorted(root.children.values(), key=lambda n: n.name):
-        named = layouts.parse_name(node.name, node.is_file)
+        named = layouts.parse_name(node.name, node.is_file, assignment)
         if named is None:
             if node.is_file and not _judgeable(node.name):
                 skipped.append(Skipped(node.path, NOT_A_SUBMISSION))
@@ -181,6 +182,20 @@ def _group(root: Node, skipped: list[Skipped]) -> dict[tuple[str, str], list[_At
                     attempt.origin = only.path
         out[key] = list(attempts.values())
     return out
+
+
+def _blackboard_assignment(root: Node) -> str | None:
+    """The assignment's name a Blackboard download's long-form names start with, from its receipts and names, so
+    that user ids with underscores stay whole (layouts.blackboard_assignment)."""
+    heads: list[str] = []
+    receipts: list[tuple[str, str]] = []
+    for node in root.children.values():
+        found = layouts.blackboard_head(node.name) if node.is_file else None
+        if found is not None:
+            heads.append(found[0])
+            if found[1]:
+                receipts.append((found[0], layouts.receipt_user(_text(node) or "")))
+    return layouts.blackboard_assignment(heads, receipts)
 
 
 def _later(kept: Named | None, seen: Named) -> Named:

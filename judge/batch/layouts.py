@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -17,10 +18,14 @@ _MOODLE = re.compile(r"^(?P<name>.+?)_(?P<user>\d+)_assignsubmission_(?P<plugin>
 # Gradescope's export: one folder per submission, submission_<id>/, beside submission_metadata.yml.
 _GRADESCOPE = re.compile(r"^submission_(?P<sub>\d+)$")
 # Blackboard: "Assignment_user_attempt_2024-03-01-10-20-30_file.py" (and the receipt ..._attempt_<date>.txt), or the
-# short form "name_user_attempt_2024-03-01.py".
+# short form "name_user_attempt_2024-03-01.py". Anchored on the first _attempt_<date>: the file's own name may hold
+# anything. The name alone cannot tell where an assignment name with underscores ends and a user id with underscores
+# begins: the user is its last part unless the download says the assignment's name (blackboard_assignment).
 _BLACKBOARD = re.compile(
-    r"^(?P<prefix>.+)_(?P<user>[^_]+)_attempt_(?P<date>\d{4}-\d{2}-\d{2}(?:-\d{2}-\d{2}-\d{2})?)(?P<rest>.*)$"
+    r"^(?P<head>(?P<prefix>.+?)_(?P<user>[^_]+))_attempt_(?P<date>\d{4}-\d{2}-\d{2}(?:-\d{2}-\d{2}-\d{2})?)"
+    r"(?P<rest>.*)$"
 )
+_BLACKBOARD_LONG_DATE = re.compile(r"^\d{4}(?:-\d{2}){5}$")
 
 
 @dataclass(frozen=True)
@@ -37,8 +42,11 @@ class Named:
     receipt: bool = False  # Blackboard's .txt receipt: read for the name, not a submission
 
 
-def parse_name(name: str, is_file: bool) -> Named | None:
-    """The layout a top-level file or folder name follows, or None for a plain name (alice.py, alice/)."""
+def parse_name(name: str, is_file: bool, assignment: str | None = None) -> Named | None:
+    """The layout a top-level file or folder name follows, or None for a plain name (alice.py, alice/).
+
+    assignment: the name a Blackboard download's long-form names start with (blackboard_assignment); the user id is
+    then all that follows it up to _attempt_, underscores included (j_doe)."""
     if not is_file:
         if match := _GRADESCOPE.match(name):
             return Named(GRADESCOPE, match["sub"], attempt=match["sub"])
@@ -46,11 +54,14 @@ def parse_name(name: str, is_file: bool) -> Named | None:
             return Named(MOODLE, match["user"], name=match["name"].strip())
         return None
     if match := _BLACKBOARD.match(name):
-        rest, when = match["rest"], _blackboard_date(match["date"])
+        rest, when, user = match["rest"], _blackboard_date(match["date"]), match["user"]
+        head = match["head"]
+        if assignment and _blackboard_long(match) and head.startswith(f"{assignment}_") and head != f"{assignment}_":
+            user = head[len(assignment) + 1 :]  # all after the assignment's name: j_doe, not doe
         if rest.startswith("_"):  # long form: assignment_user_attempt_date_file
-            return Named(BLACKBOARD, match["user"], file=rest[1:], submitted=when, attempt=match["date"])
+            return Named(BLACKBOARD, user, file=rest[1:], submitted=when, attempt=match["date"])
         if rest.lower() == ".txt":
-            return Named(BLACKBOARD, match["user"], file=name, submitted=when, attempt=match["date"], receipt=True)
+            return Named(BLACKBOARD, user, file=name, submitted=when, attempt=match["date"], receipt=True)
         if rest.startswith("."):  # short form: name_user_attempt_date.py
             return Named(
                 BLACKBOARD, match["user"], name=match["prefix"].replace("_", " "), file=f"{match['user']}{rest}",
@@ -61,6 +72,40 @@ def parse_name(name: str, is_file: bool) -> Named | None:
     if match := _CANVAS.match(name):
         return Named(CANVAS, match["user"], name=match["name"], file=match["file"], late=bool(match["late"]))
     return None
+
+
+def _blackboard_long(match: re.Match[str]) -> bool:
+    """The long form's name (assignment_user_attempt_<date-time>_file) or its receipt's (..._<date-time>.txt)."""
+    return bool(_BLACKBOARD_LONG_DATE.match(match["date"])) and (
+        match["rest"].startswith("_") or match["rest"].lower() == ".txt"
+    )
+
+
+def blackboard_head(name: str) -> tuple[str, bool] | None:
+    """The "assignment_user" of a Blackboard long-form name, and whether it is a receipt's; else None."""
+    match = _BLACKBOARD.match(name)
+    if match is None or not _blackboard_long(match):
+        return None
+    return match["head"], match["rest"].lower() == ".txt"
+
+
+def blackboard_assignment(heads: list[str], receipts: list[tuple[str, str]]) -> str | None:
+    """The assignment's name that every long-form name of one Blackboard download starts with, so that a user id
+    after it may hold underscores (j_doe), or None when the download does not say (the user is then the last part).
+
+    heads: the names' "assignment_user" parts (blackboard_head); receipts: (head, the user its text names). A receipt
+    ("Name: Jane Doe (j_doe)") says it exactly; else the longest start up to an underscore that all the download's
+    heads share, when there are two or more (user ids that share a start up to an underscore, s_1 and s_2, then
+    lose it, as they did before: still one row each)."""
+    for head, user in receipts:
+        if user and head.endswith(f"_{user}") and len(head) > len(user) + 1:
+            return head[: -len(user) - 1]
+    distinct = sorted(set(heads))
+    if len(distinct) < 2:
+        return None
+    shared = os.path.commonprefix(distinct)
+    cut = shared.rfind("_")
+    return shared[:cut] if cut > 0 else None
 
 
 def _blackboard_date(text: str) -> datetime | None:
@@ -75,6 +120,12 @@ def receipt_name(text: str) -> str:
     """The student's name from a Blackboard receipt ("Name: Alice Smith (asmith)")."""
     match = re.search(r"^Name:\s*(.+?)\s*(?:\([^()]*\))?\s*$", text, re.MULTILINE)
     return match[1] if match else ""
+
+
+def receipt_user(text: str) -> str:
+    """The student's user id from a Blackboard receipt ("Name: Alice Smith (asmith)"), or ""."""
+    match = re.search(r"^Name:.*\(([^()]+)\)\s*$", text, re.MULTILINE)
+    return match[1].strip() if match else ""
 
 
 @dataclass(frozen=True)

@@ -113,6 +113,33 @@ def test_blackboard_long_and_short_forms_and_the_receipt(tmp_path):
     assert any("receipt" in s.reason for s in found.skipped)
 
 
+def test_blackboard_user_ids_with_underscores_stay_whole(tmp_path):
+    """Before, the user was the last part before _attempt_: j_doe and m_doe both became "doe", one student."""
+    write_tree(
+        tmp_path / "class",
+        {
+            "HW_4_j_doe_attempt_2026-03-01-10-20-30_900.py": WRONG,
+            "HW_4_j_doe_attempt_2026-03-02-08-00-00_900.py": REFERENCE,
+            "HW_4_m_doe_attempt_2026-03-01-09-00-00_notes_attempt_2026-03-01.py": WRONG,
+            "HW_4_asmith_attempt_2026-03-01-09-00-00_900.py": REFERENCE,
+        },
+    )
+    entries = by_id(scan(tmp_path / "class", EXERCISE))
+    assert sorted(entries) == ["asmith", "j_doe", "m_doe"]  # the assignment "HW_4" is what all names share
+    assert entries["j_doe"].data == REFERENCE.encode()
+    assert entries["j_doe"].attempts == ["HW_4_j_doe_attempt_2026-03-01-10-20-30_900.py"]
+    assert entries["m_doe"].data == WRONG.encode()  # anchored on the first _attempt_<time>: the file's name is free
+    write_tree(  # one student alone: the receipt names the user id
+        tmp_path / "one",
+        {
+            "HW_4_j_doe_attempt_2026-03-02-08-00-00_900.py": REFERENCE,
+            "HW_4_j_doe_attempt_2026-03-02-08-00-00.txt": "Name: Jane Doe (j_doe)\nAssignment: HW_4\n",
+        },
+    )
+    [jane] = scan(tmp_path / "one", EXERCISE).entries
+    assert (jane.student, jane.name, jane.data) == ("j_doe", "Jane Doe", REFERENCE.encode())
+
+
 def test_files_that_are_not_submissions_go_to_skipped_and_plain_ids_stay(tmp_path):
     write_tree(tmp_path, {"alice.py": REFERENCE, "manifest.csv": "a,b", "README.txt": "notes", "bob/900.py": WRONG})
     found = scan(tmp_path, EXERCISE)
