@@ -285,6 +285,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "page.progress": ("已通过 {solved}/{total} 道题", "{solved} of {total} exercises solved"),
     "page.progressCpu": ("（另有 {n} 道只通过了 CPU 部分）", " ({n} more passed on the CPU tier only)"),
+    "page.needs": (
+        "需要 {names}：本服务器未安装，不能判题",
+        "needs {names}: not installed on this server, cannot be judged",
+    ),
     "page.colId": ("#", "#"),
     "page.colTitle": ("题目", "Title"),
     "page.colDifficulty": ("难度", "Difficulty"),

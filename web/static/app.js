@@ -102,6 +102,10 @@ function progressOf(entries) {
   return entries.length ? "attempted" : "notStarted";
 }
 
+// An exercise that needs a package this server lacks (107 without Triton) says so; the server refuses it (409).
+const needsNote = (p) => ((p.missing || []).length
+  ? [el("span", { class: "needs", text: t("needs", { names: p.missing.join(", ") }) })] : []);
+
 async function showHome() {
   $("home").hidden = false;
   const [problems, history] = await Promise.all([api("/api/problems"), api("/api/submissions?limit=200")]);
@@ -113,7 +117,7 @@ async function showHome() {
     if (stateKey in counts) counts[stateKey] += 1;
     const link = el("a", { href: `/problems/${p.id}`, text: p.title[state.lang] });
     rows.append(el("tr", {},
-      el("td", { class: "num", text: p.id }), el("td", {}, link),
+      el("td", { class: "num", text: p.id }), el("td", {}, link, ...needsNote(p)),
       el("td", {}, el("span", { class: `badge ${p.difficulty}`, text: t(p.difficulty) })),
       el("td", { class: "tags" }, ...p.tags.map((tag) => el("span", { class: "tag", text: tag }))),
       el("td", {}, el("span", { class: `state ${stateKey}`, text: t(stateKey) }))));
@@ -139,7 +143,7 @@ async function showProblem(id) {
   state.problem = problem;
   $("problem").hidden = false;
   restoreLayout();
-  $("crumbs").replaceChildren(el("span", { text: "›" }), el("span", { text: `${problem.id}` }));
+  $("crumbs").replaceChildren(el("span", { text: "›" }), el("span", { text: `${problem.id}` }), ...needsNote(problem));
   $("file-name").textContent = problem.solution_file;
   $("public-tests").innerHTML = problem.public_tests_html;  // Pygments HTML from the server (escaped source)
   $("probes").innerHTML = problem.probes_html;
