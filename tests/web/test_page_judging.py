@@ -100,6 +100,7 @@ def test_the_last_result_comes_back_after_a_reload(page):
     expect(page.locator("#verdict")).to_have_text("通过")
     assert page.locator("#cases .case").count() == cases
     assert page.locator("#next").is_visible()
+    shot_both(page, "reload-restored")
 
 
 def test_a_cancel_from_another_browser_or_of_an_unknown_id_is_refused(page, fixture_server):

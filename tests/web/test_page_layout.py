@@ -104,7 +104,7 @@ def test_the_editor_shows_thirty_lines_and_the_panes_resize_and_are_remembered(p
     page.mouse.move(rows["x"] + 100, rows["y"] - 150, steps=5)
     page.mouse.up()
     assert page.locator("#results").bounding_box()["height"] > results_before + 100
-    shot(page, "resized")
+    shot(page, "resized")  # a phone has one column and no splitters: its shot is problem-phone.png
     page.reload()
     page.wait_for_selector(".cm-content")
     assert abs(statement.bounding_box()["width"] - narrower) < 3  # remembered in this browser
@@ -151,6 +151,8 @@ def test_docs_work_offline_from_our_own_swagger_ui(page, server):
     assert foreign == []
     docs.set_viewport_size({"width": 1440, "height": 900})
     docs.screenshot(path=str(REPO / "tests/web/artifacts/docs-offline.png"))
+    docs.set_viewport_size({"width": 390, "height": 844})
+    docs.screenshot(path=str(REPO / "tests/web/artifacts/docs-offline-phone.png"))
     docs.close()
 
 
