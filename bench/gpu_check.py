@@ -238,7 +238,8 @@ def exercise(args: argparse.Namespace) -> dict[str, Any]:
             source = _solution(name)
             started = time.monotonic()
             report = judge.grade(EXERCISE, source)
-            gpu_failed = [c.message.en[:120] for c in report.cases if c.outcome.value not in ("passed", "skipped")]
+            failed = [c for c in report.cases if c.outcome.value not in ("passed", "skipped")]
+            gpu_failed = [f"{c.name}: {c.message.en[:100]}" for c in failed if "cuda" in c.name or "gpu" in c.name]
             rows.append(
                 {
                     "solution": name,
@@ -251,7 +252,14 @@ def exercise(args: argparse.Namespace) -> dict[str, Any]:
                     "detail": report.detail[:300],
                 }
             )
-    ok = all(r["verdict"] == r["expect"] and r["tiers"].get("gpu") == "ran" for r in rows)
+    # A wrong solution must also fail on the GPU tier with that tier's own message (its cuda-parametrised or
+    # gpu-marked cases), not only on the interpreter's CPU tier.
+    ok = all(
+        r["verdict"] == r["expect"]
+        and r["tiers"].get("gpu") == "ran"
+        and (r["solution"] == "reference.py" or r["gpu_messages"])
+        for r in rows
+    )
     return {"ok": ok, "summary": "; ".join(f"{r['solution']}: {r['verdict']} {r['tiers']}" for r in rows), "rows": rows}
 
 
