@@ -27,6 +27,7 @@ class CheckerLog:
     fault: str = ""  # an infrastructure fault seen by the judge
     checker_output: str = ""  # what pytest printed, for diagnosing faults
     skipped_tiers: tuple[str, ...] = ()  # tiers with no runner here: their cases are skipped
+    flags: set[str] = field(default_factory=set)  # the checker's flags for instructors (computed-declaration)
 
 
 def ran_cases(log: CheckerLog, cases: list[CaseResult]) -> list[CaseResult]:
@@ -141,6 +142,7 @@ def decide(
         detail=detail,
         run=worker or RunInfo(),
         tampered=any(c.tampered for c in cases),
+        flags=sorted(log.flags),
         error_line=log.import_error.line if verdict == Verdict.compile_error and log.import_error else None,
     )
 

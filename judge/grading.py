@@ -207,6 +207,7 @@ def merge(results: list[tuple[CheckerLog, JobFacts]]) -> tuple[CheckerLog, JobFa
         log.exit_code = part.exit_code if log.exit_code in (None, 0) else log.exit_code
         log.fault = "; ".join(filter(None, (log.fault, part.fault)))
         log.checker_output += part.checker_output
+        log.flags |= part.flags
         facts = _worse(facts, seen)
     return log, facts
 
@@ -276,6 +277,8 @@ class Relay:
                     self._started(event)
                 case checker_events.CaseEnded():
                     self._finished(log, event)
+                case checker_events.Flagged():
+                    log.flags.update(event.flags)  # for instructors only: nothing of it reaches the learner
                 case checker_events.Finished():
                     log.exit_code = event.exit_code
 

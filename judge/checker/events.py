@@ -73,13 +73,22 @@ class CaseEnded(BaseModel):
     line: int | None = Field(None, description="The learner's line the case's exception points at.")
 
 
+class Flagged(BaseModel):
+    """Constructs for instructors the checker saw while judging (never a verdict, never sent to the learner):
+    computed-declaration: the dispatcher holds an operator of the exercise that no literal in the source
+    declares (judge.declarations), so the floor had nothing to hold it to."""
+
+    type: Literal["flagged"] = "flagged"
+    flags: list[Literal["computed-declaration"]]
+
+
 class Finished(BaseModel):
     type: Literal["finished"] = "finished"
     exit_code: int
 
 
 CheckerEvent = Annotated[
-    Collected | ImportFailed | CollectError | CaseStarted | CaseEnded | Finished, Field(discriminator="type")
+    Collected | ImportFailed | CollectError | CaseStarted | CaseEnded | Flagged | Finished, Field(discriminator="type")
 ]
 CHECKER_EVENT: TypeAdapter[CheckerEvent] = TypeAdapter(CheckerEvent)
 

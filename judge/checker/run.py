@@ -10,27 +10,15 @@ from typing import Any
 import pytest
 
 from judge.channel import Channel
+from judge.checker.declared import DeclarationsPlugin
 from judge.checker.events import EventWriter, Finished
 from judge.checker.plugin import JudgePlugin
 from judge.checker.remote import Remote
 from judge.checker.tiers import TierPlugin
-from judge.declarations import Declarations, read
 from judge.jobs import CheckerPayload
 from judge.models import ProblemMeta
 
 INI = Path(__file__).with_name("pytest.ini")
-
-
-class DeclarationsPlugin:
-    """The `declarations` fixture: what the submission's source declares, read with ast (judge.declarations);
-    a problem's test calls `declarations.check("ns::op", written)` with what the dispatcher reports."""
-
-    def __init__(self, source: str):
-        self.source = source
-
-    @pytest.fixture(scope="session")
-    def declarations(self) -> Declarations:
-        return read(self.source)
 
 
 def main(fds: list[int], payload: dict[str, Any]) -> None:
@@ -40,7 +28,7 @@ def main(fds: list[int], payload: dict[str, Any]) -> None:
     remote = Remote(channel, deadline=job.deadline)
     meta = ProblemMeta.model_validate(job.meta)
     plugin = JudgePlugin(remote, events, meta, job.display_name)
-    declared = DeclarationsPlugin(job.source)
+    declared = DeclarationsPlugin(job.source, events)
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # third-party plugins must not shape a verdict
     args = [
         *job.test_files,

@@ -1,0 +1,36 @@
+"""The `declarations` fixture inside the checker, and the report of what it could not hold to a literal.
+
+A problem's test calls `declarations.check("ns::op", written)` with what the dispatcher reports in the worker
+(judge.declarations). An operator no literal in the source declares rejects nothing, but it is never skipped
+silently: after the case that asked, the checker sends `computed-declaration` (a Flagged event), which the
+judge adds to the report's flags for instructors.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from judge.checker.events import EventWriter, Flagged
+from judge.declarations import Declarations, read
+
+
+class DeclarationsPlugin:
+    def __init__(self, source: str, events: EventWriter):
+        self.source, self.events = source, events
+        self._found: Declarations | None = None
+        self._reported: set[str] = set()
+
+    def declarations_of_the_source(self) -> Declarations:
+        if self._found is None:
+            self._found = read(self.source)
+        return self._found
+
+    @pytest.fixture(scope="session")
+    def declarations(self) -> Declarations:
+        return self.declarations_of_the_source()
+
+    def pytest_runtest_logfinish(self, nodeid: str, location: tuple[str, int | None, str]) -> None:
+        unread = self._found.unread if self._found is not None else set()
+        if unread - self._reported:
+            self._reported |= unread
+            self.events.send(Flagged(flags=["computed-declaration"]))
