@@ -45,7 +45,8 @@ class SolutionCase:
 
     def judge(self, grade: Callable[[str, str], Report], problem: Problem) -> Check:
         started = time.monotonic()
-        report = grade(problem.id, self.path.read_text(encoding="utf-8"))
+        source = self.path.read_text(encoding="utf-8")
+        report = grade(problem.id, source)
         seconds = time.monotonic() - started
         if self.expect is None:
             ok = report.verdict not in NOT_A_STARTER_VERDICT
@@ -54,7 +55,23 @@ class SolutionCase:
             ok = report.verdict == self.expect
             want = self.expect.value
         detail = "" if ok else f"got {report.verdict.value}, want {want}: {_failures(report)}"
+        unsaid = [text for text in expected_messages(source) if not _says(report, text)]
+        if ok and unsaid:
+            ok, detail = False, f"no failing case says {unsaid[0]!r}: {_failures(report)}"
         return Check(self.label, ok, seconds, detail, report)
+
+
+EXPECT_MESSAGE = re.compile(r"^# expect-message: (.+)$", re.MULTILINE)
+
+
+def expected_messages(source: str) -> list[str]:
+    """What a wrong solution's report must say: `# expect-message: TEXT` lines (English, a part of one failing
+    case's message), so the self-test proves the mistake is named, not only that the verdict is right."""
+    return [m.group(1).strip() for m in EXPECT_MESSAGE.finditer(source)]
+
+
+def _says(report: Report, text: str) -> bool:
+    return any(text in c.message.en for c in report.cases if c.outcome.value != "passed")
 
 
 def _failures(report: Report) -> str:

@@ -1,4 +1,5 @@
 # expect: wrong_answer
+# expect-message: the grid had no programs at all
 """Wrong: grid = n // BLOCK: the last, partial block never runs."""
 
 import torch

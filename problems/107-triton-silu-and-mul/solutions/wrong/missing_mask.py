@@ -1,4 +1,5 @@
 # expect: wrong_answer
+# expect-message: the last block runs past n, so mask the store
 """Wrong: no mask at all: the last block reads and writes past the end of x and out."""
 
 import torch

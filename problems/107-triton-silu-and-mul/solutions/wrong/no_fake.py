@@ -1,4 +1,5 @@
 # expect: wrong_answer
+# expect-message: it needs a fake (register_fake)
 """Wrong: no register_fake: the functional op cannot run on meta or fake tensors."""
 
 import torch

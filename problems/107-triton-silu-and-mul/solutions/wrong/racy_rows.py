@@ -1,4 +1,5 @@
 # expect: wrong_answer
+# expect-message: from more than one program, a race on a GPU
 """Wrong: one program per row that also writes the next row: the values come out right under the
 interpreter (programs run one after another, the last write wins), but on a GPU two programs write
 the same elements at once: a race."""

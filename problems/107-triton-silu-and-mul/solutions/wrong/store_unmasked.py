@@ -1,4 +1,5 @@
 # expect: wrong_answer
+# expect-message: the last block runs past n, so mask the store
 """Wrong: the loads are masked but the store is not: the last block writes past the end of out."""
 
 import torch

@@ -1,4 +1,5 @@
 # expect: wrong_answer
+# expect-message: through a load with no mask or a mask that lets them through
 """Wrong: the store is masked but the loads are not: the last block reads past the end of x."""
 
 import torch

@@ -1,4 +1,5 @@
 # expect: wrong_answer
+# expect-message: elements outside out_ptr
 """Wrong: the mask is taken from x's size (2n) instead of out's (n): the last programs write past the
 end of out (and read past the end of x)."""
 
