@@ -29,11 +29,15 @@ GATED = (
     "_get_frame_value_stack_with_depth",
     "_debug_get_cache_entry_list",
     "_get_cache_entries_for_region",
+    "get_eval_frame_callback",  # the installed callback holds the compiling probe's backend and its data
+    "get_bytecode_debugger_callback",
 )
 # Outside torch: gc.set_debug(gc.DEBUG_SAVEALL) keeps every collected cycle in gc.garbage, frames included;
 # a thread of the learner's runs beside the loop's checks (3.11 raises no audit event for a new thread).
 OTHER = {"gc": ("set_debug",), "_thread": ("start_new_thread", "start_new"), "threading": ("_start_new_thread",)}
 WHAT = {
+    "current_tx": "reading dynamo's live tracer (InstructionTranslator.current_tx)",
+    "swap_current_tx": "setting dynamo's live tracer",
     "set_debug": "keeping the garbage collector's cycles (gc.DEBUG_SAVEALL)",
     "start_new_thread": "starting threads",
     "start_new": "starting threads",
@@ -54,9 +58,66 @@ def _stand_in(name: str):
     return gated
 
 
+def _tracer_holder() -> dict[str, Any]:
+    """Dynamo's live tracer, kept where only the hook reaches it.
+
+    During a compiled probe dynamo calls the learner's fake while it traces the probe's function, and its
+    tracer (InstructionTranslator) holds that frame's locals and globals and the probe's backend with whatever
+    it records: a frame by another name. Dynamo keeps it in a module-level threading.local that any code can
+    read (`symbolic_convert.tls.current_tx`). The stand-ins below keep it in this closure instead, per thread,
+    and hand it out through the hook, which refuses it while learner code is on the stack."""
+    import threading  # noqa: PLC0415 - only where torch is
+
+    held: dict[int, Any] = {}
+    ident = threading.get_ident
+
+    def current_tx(_ident=ident, _held=held):
+        try:
+            return _held[_ident()]
+        except KeyError:
+            raise AttributeError("current_tx") from None  # as dynamo's tls raised when no tracer is set
+
+    def swap_current_tx(tx, _ident=ident, _held=held):
+        me = _ident()
+        prior = _held.get(me)
+        if tx is None:
+            _held.pop(me, None)
+        else:
+            _held[me] = tx
+        return prior
+
+    return {"current_tx": current_tx, "swap_current_tx": swap_current_tx}
+
+
+def _install_tracer_gate(reals: dict[str, Any]) -> None:
+    module = sys.modules.get("torch._dynamo.symbolic_convert")
+    translator = getattr(module, "InstructionTranslator", None)
+    if translator is None:
+        return
+    import contextlib  # noqa: PLC0415
+
+    reals.update(_tracer_holder())
+    get, swap = _stand_in("current_tx"), _stand_in("swap_current_tx")
+
+    @contextlib.contextmanager
+    def set_current_tx(self, _swap=swap):
+        prior = _swap(self)
+        try:
+            yield
+        finally:
+            _swap(prior)
+
+    translator.current_tx = staticmethod(get)
+    translator.set_current_tx = set_current_tx
+    tls = getattr(module, "tls", None)
+    if tls is not None and hasattr(tls, "current_tx"):
+        del tls.current_tx  # none is live while the worker arms; from now on none is kept there
+
+
 def install() -> dict[str, Any]:
     """Put stand-ins in place of the gated functions everywhere a module or class names them; the originals."""
     reals: dict[str, Any] = {}
+    _install_tracer_gate(reals)
     module = sys.modules.get("torch._C._dynamo.eval_frame")
     if module is not None:
         reals.update((name, getattr(module, name)) for name in GATED if hasattr(module, name))
