@@ -1,0 +1,82 @@
+# expect: wrong_answer|runtime_error
+# problem: 106
+"""Attack, on exercise 106: backend_closure_op_calls_106 without the tracer: mlp uses torch's own gelu
+(solutions/wrong/mlp_uses_torch_gelu.py) with a pass-through operator ex106::tap in front of it; tap's fake reads
+torch._dynamo.eval_frame.cached_backends (the module-level dict where each torch.compile context keeps its
+innermost backend for torch._dynamo.reset), finds the `explain` probe's recording backend there and appends
+"ex106.gelu" to the graph it recorded, through the backend's closure. Got `accepted` 30/30 on the CLI when this
+case was added."""
+
+import math
+
+import numpy as np
+import torch
+from torch import Tensor
+
+
+@torch._dynamo.disable
+def opaque_gelu(x: torch.Tensor) -> torch.Tensor:
+    a = x.detach().to(torch.float32).cpu().numpy()
+    y = 0.5 * a * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (a + 0.044715 * a ** 3)))
+    return torch.from_numpy(y).to(dtype=x.dtype, device=x.device)
+
+
+@torch.library.custom_op("ex106::gelu", mutates_args=())
+def gelu(x: Tensor) -> Tensor:
+    """Opaque to Dynamo as a whole: the compiled graph holds one node ex106::gelu and never looks inside."""
+    return opaque_gelu(x)
+
+
+@gelu.register_fake
+def _(x):
+    # What the compiler needs to keep tracing past the call: a new tensor like x, without data.
+    return torch.empty_like(x, memory_format=torch.contiguous_format)
+
+
+_done = set()
+
+
+def _forge():
+    import torch._dynamo.eval_frame as ef
+    seen, todo = set(), list(ef.cached_backends.values())
+    while todo:
+        obj = todo.pop()
+        if id(obj) in seen:
+            continue
+        seen.add(id(obj))
+        for attr in ("__wrapped__", "compiler_fn", "_torchdynamo_orig_backend", "backend", "compiler", "func"):
+            try:
+                nxt = object.__getattribute__(obj, attr)
+            except Exception:
+                continue
+            todo.append(nxt)
+        for cell in getattr(obj, "__closure__", None) or ():
+            try:
+                val = cell.cell_contents
+            except ValueError:
+                continue
+            if type(val) is list:
+                if val and type(val[-1]) is list and id(val[-1]) not in _done:
+                    _done.add(id(val[-1]))
+                    val[-1].append("ex106.gelu")
+            else:
+                todo.append(val)
+
+
+@torch.library.custom_op("ex106::tap", mutates_args=())
+def tap(x: Tensor) -> Tensor:
+    return x.clone()
+
+
+@tap.register_fake
+def _(x):
+    try:
+        _forge()
+    except Exception as e:  # keep going whatever happens
+        import sys
+        print("forge failed", type(e).__name__, e, file=sys.stderr)
+    return torch.empty_like(x)
+
+
+def mlp(x: Tensor, w1: Tensor, w2: Tensor) -> Tensor:
+    return torch.nn.functional.gelu(torch.ops.ex106.tap(x @ w1), approximate="tanh") @ w2
