@@ -51,12 +51,20 @@ def replace_code(page, code: str) -> None:
 def verdict_after(page, click: str | None = None, key: str | None = None) -> str:
     """Start a judgement and wait for its verdict (the buttons come back when `done` arrived)."""
     page.wait_for_selector("#run:enabled")
-    if click:
-        page.click(click)
-    else:
-        page.keyboard.press(key)
-    page.wait_for_selector("#run:disabled", timeout=5000)
-    page.wait_for_selector("#run:enabled")
+    return judged_by(page, lambda: page.click(click) if click else page.keyboard.press(key))
+
+
+# The verdict is cleared before the judgement starts: one quicker than a frame (a syntax error is answered
+# without a worker) has its buttons disabled and enabled again before a wait for the disabled state looks.
+CLEARED = "document.getElementById('verdict').textContent = ''"
+DONE = "() => document.getElementById('verdict').textContent.trim() !== '' && !document.getElementById('run').disabled"
+
+
+def judged_by(page, act) -> str:
+    """act() starts a judgement; its verdict once the page has shown it and given the buttons back."""
+    page.evaluate(CLEARED)
+    act()
+    page.wait_for_function(DONE, timeout=TIMEOUT)
     return page.inner_text("#verdict")
 
 

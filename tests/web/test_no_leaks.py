@@ -46,6 +46,8 @@ def secret_lines() -> set[str]:
 def hint_lines(path: Path, source: str) -> set[int]:
     """The lines of a hidden test's `@pytest.mark.hint(...)`: its hint is shown by design, its inputs never."""
     lines: set[int] = set()
+    if path.parent.name != "tests":
+        return lines  # solutions show no hints (and a wrong one may not even parse)
     for node in ast.walk(ast.parse(source, filename=str(path))):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "hint":
             lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))

@@ -14,7 +14,7 @@ from playwright.sync_api import expect
 from judge.catalog import MESSAGES
 from tests.web.conftest import REPO
 from tests.web.helpers import REFERENCE, SYNTAX_ERROR
-from tests.web.test_browser import TIMEOUT, replace_code, shot, shot_both
+from tests.web.test_browser import TIMEOUT, judged_by, replace_code, shot, shot_both
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 LONG_LINE_ERROR = 'value = "' + "a" * 300 + '" +\n'
@@ -50,10 +50,7 @@ def page(server, browser_context):
 
 def judged(page, selector: str = "#run") -> str:
     page.wait_for_selector("#run:enabled")
-    page.click(selector)
-    page.wait_for_selector("#run:disabled", timeout=5000)
-    page.wait_for_selector("#run:enabled")
-    return page.inner_text("#verdict")
+    return judged_by(page, lambda: page.click(selector))
 
 
 def editor_lines(page) -> float:
@@ -187,9 +184,7 @@ def test_load_into_editor_asks_before_replacing_a_changed_draft(page):
 def test_ctrl_shift_enter_submits_and_the_hint_bar_says_so(page):
     assert "Ctrl/Cmd-Shift-Enter" in page.inner_text(".hintbar")
     replace_code(page, SYNTAX_ERROR)  # answered without a worker: quick
-    page.keyboard.press("Control+Shift+Enter")
-    page.wait_for_selector("#run:disabled", timeout=5000)
-    page.wait_for_selector("#run:enabled")
+    judged_by(page, lambda: page.keyboard.press("Control+Shift+Enter"))
     assert page.inner_text("#summary").startswith("提交")
 
 
@@ -215,10 +210,8 @@ def test_a_lost_server_gives_a_bilingual_message_and_a_retry(page):
     assert "连不上判题服务器" in text and "Cannot reach the judge server" in text and "Failed to fetch" not in text
     shot(page, "offline")
     page.unroute("**/api/submissions*")
-    page.click("#offline-retry")
-    page.wait_for_selector("#run:disabled", timeout=5000)
+    judged_by(page, lambda: page.click("#offline-retry"))
     expect(offline).to_be_hidden()
-    page.wait_for_selector("#run:enabled")
 
 
 def test_small_fixes_hint_icon_badge_and_highlighted_sources(page):
