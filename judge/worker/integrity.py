@@ -97,6 +97,12 @@ WATCHED_MODULES = frozenset(
         "torch._dynamo.testing",
     }
 )
+# Data bindings of torch's that the worker's own defences rely on (judge.worker.torchgate put them in place):
+# watched by identity, so that learner code cannot rebind them to an object of its own between checks.
+WATCHED_DATA = {
+    "torch._dynamo.eval_frame": ("cached_backends",),
+    "torch._dynamo.symbolic_convert": ("tls",),
+}
 WATCHED_PACKAGES = (
     "judge.",
     "sandbox.",
@@ -126,6 +132,19 @@ def _freeze(namespace, everything: bool = False) -> tuple[tuple[str, ...], tuple
 def is_watched(name: str) -> bool:
     """Whether `take()` without `only` snapshots module `name`."""
     return name in WATCHED_MODULES or name + "." in WATCHED_PACKAGES or name.startswith(WATCHED_PACKAGES)
+
+
+def _data_bindings() -> list[Entry]:
+    """Snapshot entries for WATCHED_DATA: just those names of those modules, each compared by identity."""
+    entries: list[Entry] = []
+    for name, keys in WATCHED_DATA.items():
+        module = sys.modules.get(name)
+        if module is None:
+            continue
+        namespace = _MODULE_DICT(module)
+        present = tuple(key for key in keys if key in namespace)
+        entries.append((f"{name} data", namespace, present, tuple(namespace[key] for key in present)))
+    return entries
 
 
 def take(extra_modules=(), only=None, classes_of=None) -> Snapshot:
@@ -159,6 +178,8 @@ def take(extra_modules=(), only=None, classes_of=None) -> Snapshot:
     for where, cls in classes.values():
         namespace = _CLASS_DICT(cls)
         entries.append((where, namespace, *_freeze(namespace)))
+    if only is None:
+        entries += _data_bindings()
     return tuple(entries)
 
 

@@ -114,10 +114,36 @@ def _install_tracer_gate(reals: dict[str, Any]) -> None:
         del tls.current_tx  # none is live while the worker arms; from now on none is kept there
 
 
+class Unlisted(dict):  # type: ignore[type-arg]
+    """Dynamo's registry of every torch.compile context's innermost backend (`eval_frame.cached_backends`, kept
+    only so that `torch._dynamo.reset()` can reset them), made to keep none.
+
+    A compiled probe's backend holds what it records (a graph list, a CompileCounter's frame_count), and a fake
+    that dynamo calls while tracing could read the registry and change those records (`cached_backends_*` in
+    the red-team corpus). The probes make a fresh backend for every compile and reset dynamo around it, so
+    nothing needs the registry; the binding itself is watched by identity (integrity.WATCHED_DATA)."""
+
+    def setdefault(self, key, default=None):
+        return default
+
+    def __setitem__(self, key, value) -> None:
+        pass
+
+    def update(self, *args, **kwargs) -> None:
+        pass
+
+
+def _unlist_backends() -> None:
+    module = sys.modules.get("torch._dynamo.eval_frame")
+    if module is not None and hasattr(module, "cached_backends"):
+        setattr(module, "cached_backends", Unlisted())  # noqa: B010 - a module found at run time, not imported
+
+
 def install() -> dict[str, Any]:
     """Put stand-ins in place of the gated functions everywhere a module or class names them; the originals."""
     reals: dict[str, Any] = {}
     _install_tracer_gate(reals)
+    _unlist_backends()
     module = sys.modules.get("torch._C._dynamo.eval_frame")
     if module is not None:
         reals.update((name, getattr(module, name)) for name in GATED if hasattr(module, name))
