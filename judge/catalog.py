@@ -130,6 +130,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "cli.more": ("  …另有 {n} 个没通过的测试未列出", "  … and {n} more failing tests not listed"),
     "cli.output": ("  你的代码的输出（末尾）:", "  What your code printed (its end):"),
     "cli.fix": ("  改好 {path} 后再运行一次。", "  Fix {path} and run again."),
+    "cli.tier_layers_missing": (
+        "注意：{tier} 这一层（tier）运行时没有这些隔离层：{layers}（judge doctor 说明原因）。",
+        "Note: the {tier} tier ran without these isolation layers: {layers} (judge doctor says why).",
+    ),
     "cli.layers_missing": (
         "注意：本机没有这些隔离层：{layers}（运行 judge doctor 查看原因）。判题结果不受影响，"
         "但你的代码受到的限制更少。",
@@ -289,6 +293,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "需要 {names}：本服务器未安装，不能判题",
         "needs {names}: not installed on this server, cannot be judged",
     ),
+    "page.judgeAgain": ("重新判题", "Judge again"),
     "page.colId": ("#", "#"),
     "page.colTitle": ("题目", "Title"),
     "page.colDifficulty": ("难度", "Difficulty"),

@@ -199,6 +199,7 @@ class Report(BaseModel):
             versions=self.versions,
             judged_at=self.judged_at,
             tiers=dict(self.tiers),
+            retryable=self.verdict == Verdict.internal_error and self.fault is not None and self.fault.retryable,
         )
 
 
@@ -264,5 +265,10 @@ class PublicReport(BaseModel):
         default_factory=dict,
         description="Tier name ('cpu', 'gpu') -> 'ran', 'skipped' or 'failed' "
         "(a skipped tier had no runner here: its cases are still to do; a failed one could not run on this host).",
+    )
+    retryable: bool = Field(
+        False,
+        description="An internal error the judge expects to pass when judged again (a host fault, such as a GPU "
+        "runner that is unavailable): front ends offer to judge again.",
     )
     judged_at: datetime

@@ -24,6 +24,7 @@ from judge.i18n import Lang
 from judge.models import Mode, PublicReport, Report, Verdict, internal_error
 from judge.problems import Problem
 from judge.settings import Settings
+from judge.tiers import CPU
 
 
 def run_problem(
@@ -78,6 +79,10 @@ def _notices(err: Console, report: Report, lang: Lang) -> None:
     missing = sorted(name for name, state in report.run.layers.items() if state != "active")
     if missing:
         err.print(say("cli.layers_missing", layers=", ".join(missing)).get(lang))
+    for tier, layers in sorted(report.tier_layers.items()):  # a second pass (the GPU tier) may have had fewer
+        fewer = sorted(name for name, state in layers.items() if state != "active" and name not in missing)
+        if fewer and tier != CPU:
+            err.print(say("cli.tier_layers_missing", tier=tier.upper(), layers=", ".join(fewer)).get(lang))
     if report.verdict == Verdict.internal_error:
         what = report.detail.strip().splitlines()[0] if report.detail.strip() else "?"
         err.print(say("cli.internal", what=what).get(lang))

@@ -382,7 +382,9 @@ async function restoreLast(entry) {
 
 function clearResults() {
   $("cases").replaceChildren();
-  for (const id of ["report-message", "output-top", "output-bottom", "next", "verdict-lead", "running-case"]) $(id).hidden = true;
+  for (const id of ["report-message", "output-top", "output-bottom", "next", "verdict-lead", "running-case", "retry-judgement"]) {
+    $(id).hidden = true;
+  }
 }
 
 function showVerdict(kind, label, summary) {
@@ -494,6 +496,10 @@ function renderSubmission(sub, markEditor = false) {
     [t(r.mode === "run" ? "modeRun" : "modeSubmit"), r.total ? t("passedOf", { p: r.passed, t: r.total }) : null,
       t("seconds", { s: r.duration_s.toFixed(1) })].filter(Boolean).join(" · "));
   if (r.message && r.verdict !== "accepted") renderMessage(r.message);
+  if (r.verdict === "internal_error" && r.retryable) {  // the host's fault (a GPU runner away): offer to judge again
+    $("retry-judgement").onclick = () => send(r.mode);
+    $("retry-judgement").hidden = false;
+  }
   const stuck = timedOutCase(r);
   const failing = r.cases.filter((c) => c.outcome !== "passed" && c !== stuck);
   const passing = r.cases.filter((c) => c.outcome === "passed");
