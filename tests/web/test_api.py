@@ -163,3 +163,10 @@ def test_security_headers_and_learner_cookie(client):
     assert cookie.startswith("practice_learner=") and "HttpOnly" in cookie
     assert client.get("/api/problems").headers["x-content-type-options"] == "nosniff"
     assert client.get("/openapi.json").json()["paths"]["/api/submissions"]["post"]
+
+
+def test_a_bom_and_crlf_file_is_read_as_python_reads_it(client):
+    # What a Windows editor saves, pasted or uploaded as text: a byte-order mark and CRLF line ends.
+    sid = submit(client, "\ufeff" + REFERENCE.replace("\n", "\r\n"))
+    done = [data for _, kind, data in events(client, sid, lang="en") if kind == "done"]
+    assert done and client.get(f"/api/submissions/{sid}").json()["report"]["verdict"] == "accepted"
