@@ -77,16 +77,37 @@ def main() -> None:
     parser.add_argument("--slots", default="1,2,4,8,16,32")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    window = args.window_min * 60
+    print_table(
+        [int(s) for s in args.slots.split(",")],
+        args.students,
+        args.window_min,
+        args.service_s,
+        args.sigma,
+        args.resubmit,
+        args.think_min,
+        args.seed,
+    )
+
+
+def print_table(
+    slot_counts: list[int],
+    students: int = 300,
+    window_min: float = 60,
+    service_s: float = 2.6,
+    sigma: float = 0.5,
+    resubmit: float = 0.6,
+    think_min: float = 4,
+    seed: int = 1,
+) -> None:
+    """The simulation's table, one row per slot count (bench/queue_throughput.py calls it with what it measured)."""
+    window = window_min * 60
     print(
-        f"deadline: {args.students} students over {args.window_min:.0f} min, service mean {args.service_s} s "
-        f"(lognormal sigma {args.sigma}), resubmit {args.resubmit}, think {args.think_min} min"
+        f"deadline: {students} students over {window_min:.0f} min, service mean {service_s:.2f} s "
+        f"(lognormal sigma {sigma:.2f}), resubmit {resubmit}, think {think_min} min"
     )
     print(f"{'CPU slots':>9} {'subs':>6} {'p50 wait':>10} {'p95 wait':>10} {'max wait':>10} {'p95 last 10 min':>16}")
-    for slots in [int(s) for s in args.slots.split(",")]:
-        rows = simulate(
-            slots, args.students, window, args.service_s, args.sigma, args.resubmit, args.think_min * 60, args.seed
-        )
+    for slots in slot_counts:
+        rows = simulate(slots, students, window, service_s, sigma, resubmit, think_min * 60, seed)
         waits = [w for _, w in rows]
         late = [w for t, w in rows if t > window - 600]
         print(

@@ -6,16 +6,20 @@ Starts its own redis-server and PostgreSQL (as tests/scale does), migrates with 
 first send to the last stored report, with the workers already warm (start-up is left out of every setting):
   1. one worker, --concurrency C;  2. two workers, --concurrency C each;
   3. the in-process pool (LocalPool, C threads) over SQLite with one warm Judge, as `judge serve` runs it.
-Prints seconds per submission in each, the two-vs-one throughput ratio and the Celery/in-process ratio.
+Prints seconds per submission in each, the two-vs-one throughput ratio and the Celery/in-process ratio, then the
+deadline simulation's table (bench/deadline_sim.py) with the service-time distribution measured here: the mean and
+lognormal spread of the reports' judging times on one warm worker (pass --problem 100 for a real exercise's).
 Run: python bench/queue_throughput.py [--count 30] [--concurrency 1] [--problem 900]
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import secrets
 import shutil
+import statistics
 import sys
 import tempfile
 import time
@@ -23,10 +27,13 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "bench"))
 
 import redis
+from deadline_sim import print_table
 
 from judge import Judge
+from judge.models import Report
 from judge.settings import Settings
 from tests.scale.processes import judge_cli, worker
 from tests.scale.servers import postgres_server, redis_server
@@ -40,7 +47,8 @@ FIXTURES = REPO / "tests" / "fixtures" / "problems"
 CODES = ["def add(a, b):\n    return a + b\n", "def add(a, b):\n    return a - b\n"]
 
 
-def batch(store, send, problem: str, count: int) -> float:
+def batch(store, send, problem: str, count: int, durations: list[float] | None = None) -> float:
+    """Seconds a submission over `count` sent at once; each report's judging time appended to `durations`."""
     ids = []
     started = time.monotonic()
     for n in range(count):
@@ -50,7 +58,10 @@ def batch(store, send, problem: str, count: int) -> float:
         ids.append(sid)
     while any(store.get(sid).status != "done" for sid in ids):
         time.sleep(0.05)
-    return (time.monotonic() - started) / count
+    elapsed = time.monotonic() - started
+    if durations is not None:
+        durations += [Report.model_validate_json(store.get(sid).report).duration_s for sid in ids]
+    return elapsed / count
 
 
 def wait_workers(client: redis.Redis, names: list[str]) -> None:
@@ -82,6 +93,7 @@ def main() -> None:
         with Judge(Settings(problems_dir=problems_dir)) as local:
             dispatcher = CeleryDispatcher(settings, store, local)
             results = {}
+            measured: list[float] = []  # judging times on one warm worker: the simulation's service times
             workers = []
             try:
                 for n_workers in (1, 2):
@@ -90,7 +102,9 @@ def main() -> None:
                         workers.append(worker(env, Path(tmp) / f"{name}.log", name, "cpu", args.concurrency).start())
                     wait_workers(client, [f"bench-{i + 1}" for i in range(n_workers)])
                     batch(store, dispatcher.submit, args.problem, 2 * n_workers * args.concurrency)  # warm each
-                    results[n_workers] = batch(store, dispatcher.submit, args.problem, args.count)
+                    results[n_workers] = batch(
+                        store, dispatcher.submit, args.problem, args.count, measured if n_workers == 1 else None
+                    )
                     print(f"celery, {n_workers} worker(s) x {args.concurrency}: {results[n_workers]:.2f} s/submission")
             finally:
                 for w in workers:
@@ -109,6 +123,10 @@ def main() -> None:
         shutil.rmtree(Path(tmp) / "sqlite", ignore_errors=True)
     print(f"two workers / one, throughput: {results[1] / results[2]:.2f}x")
     print(f"celery (one worker x {args.concurrency}) / in-process pool x {args.concurrency}: {results[1] / pool:.2f}")
+    logs = [math.log(max(d, 1e-3)) for d in measured]
+    mean, sigma = statistics.fmean(measured), statistics.pstdev(logs)
+    print(f"measured service time on one warm worker: mean {mean:.2f} s, lognormal sigma {sigma:.2f} ({len(measured)})")
+    print_table([1, 2, 4, 8, 16], service_s=mean, sigma=sigma)
 
 
 if __name__ == "__main__":
