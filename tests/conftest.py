@@ -9,6 +9,7 @@ import pytest
 
 from judge import Judge
 from judge.settings import Settings
+from tests.redteam.summary import pytest_runtest_logreport, pytest_terminal_summary  # noqa: F401 - hooks
 
 FIXTURE_PROBLEMS = Path(__file__).parent / "fixtures" / "problems"
 # Every CLI the tests start judges in-process unless a test asks for the warm local judge; those it starts live

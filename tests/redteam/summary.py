@@ -1,5 +1,8 @@
 """Counts the red-team attacks that ran and those skipped, and states both at the end of the session (and in
-CI's step summary), so that a green run with most attacks skipped cannot pass unnoticed."""
+CI's step summary), so that a green run with most attacks skipped cannot pass unnoticed.
+
+The hooks are registered by the root tests/conftest.py: under pytest-xdist only the controller prints the
+summary, and it loads the root conftest but not this folder's (it never collects)."""
 
 from __future__ import annotations
 
