@@ -44,16 +44,25 @@ from web.service import WebService
 from web.store import SqlStore, Submission, now
 
 FIXTURES = REPO / "tests" / "fixtures" / "problems"
-CODES = ["def add(a, b):\n    return a + b\n", "def add(a, b):\n    return a - b\n"]
+CODES = ["def add(a, b):\n    return a + b\n", "def add(a, b):\n    return a - b\n"]  # 900: accepted, wrong
+
+
+def codes(problem: str) -> list[str]:
+    """Half accepted, half wrong: the fixture's pair, or a real exercise's reference and its first wrong file."""
+    if problem == "900":
+        return CODES
+    folder = next((REPO / "problems").glob(f"{problem}-*")) / "solutions"
+    wrong = sorted((folder / "wrong").glob("*.py"))
+    return [(folder / "reference.py").read_text(), next(p for p in wrong if "syntax" not in p.name).read_text()]
 
 
 def batch(store, send, problem: str, count: int, durations: list[float] | None = None) -> float:
     """Seconds a submission over `count` sent at once; each report's judging time appended to `durations`."""
-    ids = []
+    ids, sources = [], codes(problem)
     started = time.monotonic()
     for n in range(count):
         sid = secrets.token_urlsafe(12)
-        store.create(Submission(sid, "bench", problem, "submit", CODES[n % 2], "queued", now()), {"position": n})
+        store.create(Submission(sid, "bench", problem, "submit", sources[n % 2], "queued", now()), {"position": n})
         send(sid)
         ids.append(sid)
     while any(store.get(sid).status != "done" for sid in ids):
