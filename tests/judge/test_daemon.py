@@ -17,7 +17,8 @@ from judge.cli import daemon_client
 from judge.settings import Settings
 from tests.conftest import FIXTURE_PROBLEMS
 
-pytestmark = pytest.mark.slow
+# One xdist worker for the module: its tests share the module's folder and the warm judges started there.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("daemon")]
 REPO = Path(__file__).resolve().parents[2]
 GOOD = "def add(a, b):\n    return a + b\n"
 BAD = "def add(a, b):\n    return a * b\n"
@@ -137,6 +138,7 @@ def test_a_changed_problem_restarts_it_and_other_settings_get_their_own(place):
 
 
 def test_no_daemon_and_daemon_status_and_stop(place):
+    write(place, "good.py", GOOD)  # each test writes what it judges: xdist may run it first
     assert practice(place, "900", "good.py", "--no-daemon", "--json").returncode == 0
     stopped = subprocess.run(
         [sys.executable, "-m", "judge.cli", "daemon", "stop", "--lang", "en"],

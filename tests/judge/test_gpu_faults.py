@@ -20,7 +20,8 @@ from judge.settings import Settings
 from sandbox import ZygoteClient
 from sandbox.client import ZygoteDied
 
-pytestmark = pytest.mark.slow
+# One xdist worker for the module: its tests inject faults into one warm judge and check what they left.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("gpu-faults")]
 FIXTURES = Path(__file__).parent.parent / "docker" / "fixtures" / "problems"
 GOOD = "def add(a, b):\n    return a + b\n"
 # Fails on the GPU pass only (the CPU tier runs under TRITON_INTERPRET=1), with a CUDA-looking error.

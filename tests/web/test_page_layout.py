@@ -35,6 +35,9 @@ CARET = """() => {
 }"""
 
 
+CARET_IN_SIGHT = f"() => {{ const c = ({CARET})(); return c.left < c.caretLeft && c.caretLeft < c.right; }}"
+
+
 @pytest.fixture(scope="module")
 def page(server, browser_context):
     page = browser_context.new_page()
@@ -73,6 +76,8 @@ def test_the_caret_sits_under_its_column_in_a_monospace_block_that_scrolls(page)
     judged(page)
     page.set_viewport_size({"width": 390, "height": 844})
     try:
+        # The page scrolls the block to the caret once it has laid it out at the new width (after the resize).
+        page.wait_for_function(CARET_IN_SIGHT)
         long = page.evaluate(CARET)
         assert long["scrolls"] and long["right"] <= long["resultsRight"]  # scrolls inside its box, never out
         assert abs(long["caretLeft"] - long["aboveRight"]) < 1
