@@ -175,8 +175,10 @@ class WarmJudge:
     def _grade(self, conn: socket.socket, request: dict[str, Any]) -> None:
         stale = self._stale(request)
         if stale:
+            # Free the path before answering: the client retries at once, and must find no socket (so it starts a
+            # fresh judge), not this one's listener, which takes no more connections.
+            self.stop()  # this one ends when its runs do
             send(conn, {"stale": stale})
-            self.stop()  # a fresh daemon takes over the path; this one ends when its runs do
             return
         sending, gone = threading.Lock(), threading.Event()
 
