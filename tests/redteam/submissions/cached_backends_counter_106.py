@@ -15,6 +15,7 @@ from torch import Tensor
 
 
 # @@INCLUDE gelu_op_106.py@@
+# @@INCLUDE backend_forgery.py@@
 
 
 @gelu.register_fake
@@ -28,28 +29,8 @@ def _(x):
 
 def _forge_count():
     import torch._dynamo.eval_frame as ef
-    seen, todo = set(), list(ef.cached_backends.values())
-    while todo:
-        obj = todo.pop()
-        if id(obj) in seen:
-            continue
-        seen.add(id(obj))
-        try:
-            count = object.__getattribute__(obj, "frame_count")
-        except Exception:
-            count = None
-        if type(count) is int and count > 1:
-            obj.frame_count = 1
-        for attr in ("__wrapped__", "compiler_fn", "_torchdynamo_orig_backend", "backend", "compiler", "func"):
-            try:
-                todo.append(object.__getattribute__(obj, attr))
-            except Exception:
-                pass
-        for cell in getattr(obj, "__closure__", None) or ():
-            try:
-                todo.append(cell.cell_contents)
-            except ValueError:
-                pass
+    roots = list(ef.cached_backends.values())
+    _walk(roots, _reset_frame_count)
 
 
 def mlp(x: Tensor, w1: Tensor, w2: Tensor) -> Tensor:
