@@ -11,7 +11,9 @@ the call only turns a hook off, and refuses otherwise.
 
 from __future__ import annotations
 
+import contextlib
 import sys
+import threading
 import types
 from typing import Any
 
@@ -66,8 +68,6 @@ def _tracer_holder() -> dict[str, Any]:
     it records: a frame by another name. Dynamo keeps it in a module-level threading.local that any code can
     read (`symbolic_convert.tls.current_tx`). The stand-ins below keep it in this closure instead, per thread,
     and hand it out through the hook, which refuses it while learner code is on the stack."""
-    import threading  # noqa: PLC0415 - only where torch is
-
     held: dict[int, Any] = {}
     ident = threading.get_ident
 
@@ -94,8 +94,6 @@ def _install_tracer_gate(reals: dict[str, Any]) -> None:
     translator = getattr(module, "InstructionTranslator", None)
     if translator is None:
         return
-    import contextlib  # noqa: PLC0415
-
     reals.update(_tracer_holder())
     get, swap = _stand_in("current_tx"), _stand_in("swap_current_tx")
 
