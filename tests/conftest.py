@@ -56,6 +56,7 @@ def judge():
 XDIST_GROUPS = ("docker", "web", "scale", "redteam", "batch")
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups (it registers after conftests)
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     tests_dir = Path(__file__).parent
     for item in items:

@@ -88,7 +88,7 @@ def test_an_accept_offers_the_next_exercise(page):
     assert wait_done(page) == "通过"
     assert "accepted" in page.get_attribute("#verdict", "class").split()
     link = page.locator("#next")
-    assert link.is_visible()
+    expect(link).to_be_visible()  # shown once the page has fetched the list of exercises (after the verdict)
     assert link.get_attribute("href") == "/"  # 900 is the fixture set's only exercise: back to the list
     shot_both(page, "submit-accepted-next")
 
@@ -99,7 +99,7 @@ def test_the_last_result_comes_back_after_a_reload(page):
     page.wait_for_selector(".cm-content")
     expect(page.locator("#verdict")).to_have_text("通过")
     assert page.locator("#cases .case").count() == cases
-    assert page.locator("#next").is_visible()
+    expect(page.locator("#next")).to_be_visible()
     shot_both(page, "reload-restored")
 
 
