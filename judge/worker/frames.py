@@ -32,7 +32,7 @@ import logging  # noqa: F401
 import os
 import sys
 import sysconfig
-import traceback  # noqa: F401
+import traceback
 
 FRAME_ATTRIBUTES = frozenset({"tb_frame", "gi_frame", "cr_frame", "ag_frame"})
 CONSUMERS = frozenset(
@@ -98,6 +98,30 @@ def trusted_roots(extra=()) -> tuple[str, ...]:
         os.path.join(os.path.dirname(judge_dir), "sandbox"),
     }
     return tuple(sorted(r.rstrip(os.sep) + os.sep for r in roots if r)) + ("<frozen ",) + tuple(extra)
+
+
+def judge_roots(extra=()) -> tuple[str, ...]:
+    """File-name prefixes of the judge's own code and the probes: frames a stack summary never names."""
+    judge_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    return (judge_dir + os.sep, os.path.join(os.path.dirname(judge_dir), "sandbox") + os.sep) + tuple(extra)
+
+
+def hide_judge_frames(hidden: tuple[str, ...], _traceback=traceback, _type=type, _str=str) -> None:
+    """Make the stack summaries learner code can ask for (traceback.extract_stack, format_stack, print_stack,
+    all of which walk through traceback.walk_stack) skip the judge's and the probes' frames, so that no probe
+    or judge function name tells the learner's code what is observing it. Installed before the integrity
+    snapshot, which then watches the binding; the consumers' policy above still decides who gets frames."""
+    walk = _traceback.walk_stack
+
+    def walk_stack(f, _walk=walk, _hidden=hidden, _type=_type, _str=_str):
+        for frame, lineno in _walk(f):
+            name = frame.f_code.co_filename
+            if _type(name) is _str and name.startswith(_hidden):
+                continue
+            yield frame, lineno
+
+    walk_stack.__doc__ = walk.__doc__
+    _traceback.walk_stack = walk_stack
 
 
 def is_trusted_name(filename, roots: tuple[str, ...], _type=type, _str=str) -> bool:

@@ -99,6 +99,7 @@ def arm(fd: int, max_frame: int, extra_modules=(), learner_names=(), trusted_fil
     ('active' or why not); the audit hook is always installed."""
     serve_frame = sys._getframe(1)
     fd = _relocate(fd)
+    frames.hide_judge_frames(frames.judge_roots(trusted_files))  # before the snapshot, which then watches it
     reals = torchgate.install()  # before the snapshots: the stand-ins are what they must find in place
     snapshot = integrity.take(extra_modules)
     trusted_globals = frozenset(id(entry[1]) for entry in snapshot)

@@ -5,9 +5,12 @@ exceptions turned into a short failure message) and ``problem`` (problem.toml). 
 input builders, the expected values computed with plain torch math, and tolerances.
 """
 
+import re
+
 import pytest
 import torch
 
+from judge.checker.opchecks import opcheck_results
 from judge.feedback import compare, msg
 
 
@@ -96,8 +99,8 @@ def rms_expected_grads():
     through the plain formula."""
 
     def compute(x, weight, eps, grad_out):
-        x = x.double().requires_grad_(True)
-        w = weight.double().requires_grad_(True)
+        x = x.detach().double().clone().requires_grad_(True)  # a copy: .double() of a float64 tensor is itself
+        w = weight.detach().double().clone().requires_grad_(True)
         _rms_formula(x, w, eps).backward(grad_out.double())
         return x.grad.detach(), w.grad.detach()
 
@@ -260,9 +263,11 @@ OPCHECK_LESSONS = [
         None,
         "MetadataMismatchError",
         (
-            "fake 实现和真实实现的输出元数据不一致：两者都应与 x 的形状、dtype、设备相同",
-            "the fake and the real implementation disagree on the output's metadata: both must match x's shape, "
-            "dtype and device",
+            "fake 实现和真实实现的输出元数据不一致：fake 要如实描述内核的输出（形状、步长、dtype、设备），"
+            "内核返回与 x 同样的张量时用 torch.empty_like(x)",
+            "the fake and the real implementation disagree on the output's metadata: the fake must describe the "
+            "kernel's output exactly (shape, strides, dtype, device); torch.empty_like(x) when the kernel returns a "
+            "tensor like x",
         ),
     ),
     (
@@ -334,19 +339,28 @@ def opcheck_lesson(op, test, status):
     return ("见 torch 的原文", "see torch's own message")
 
 
+# opcheck's test_faketensor names the operator in a long preamble before what differs: the operator is named already.
+_METADATA_PREAMBLE = re.compile(
+    r"^MetadataMismatchError: When comparing the output of \S+ on FakeTensor and concrete Tensors, found "
+)
+
+
 @pytest.fixture(scope="session")
 def check_opcheck():
-    """check_opcheck(result, op): every opcheck test reports SUCCESS; a failure names the lesson first."""
+    """check_opcheck(result, op, sent, grad=()): each of opcheck's tests, decided here from what the probe
+    observed (judge.checker.opchecks) on the arguments ``sent``, passes; a failure names the lesson first."""
 
-    def check(result, op):
-        for name, status in result.items():
+    def check(result, op, sent, grad=()):
+        for name, status in opcheck_results(result["data"], result["schema"], sent, grad).items():
             if status != "SUCCESS":
                 zh, en = opcheck_lesson(op, name, status)
-                # The lesson is the first sentence: the report keeps it whole and may drop torch's text.
+                status = _METADATA_PREAMBLE.sub("MetadataMismatchError: ", status)
+                # One sentence, lesson first, then what was found (the checker's own finding names the argument
+                # or field; a message of the learner's code is its first line): the report keeps it whole.
                 pytest.fail(
                     msg(
-                        f"opcheck({op}) 的 {name} 失败：{zh}。torch 的原文：{status}",
-                        f"opcheck({op}): {name} failed: {en}. torch says: {status}",
+                        f"opcheck({op}) 的 {name} 失败：{zh}（{status}）",
+                        f"opcheck({op}): {name} failed: {en} ({status})",
                     ),
                     pytrace=False,
                 )
@@ -450,5 +464,94 @@ def check_grads(tol):
             wrong = compare(got, want, rtol=rtol, atol=atol, relative_to_max=(dtype == torch.bfloat16))
             if wrong is not None:
                 fail(where, f"{name} 的梯度{wrong.zh}", f"the gradient of {name}: {wrong.en}")
+
+    return check
+
+
+@pytest.fixture(scope="session")
+def inputs_unchanged():
+    """inputs_unchanged(obs, x, weight): the inputs a probe returned after the call equal what was sent."""
+
+    def check(obs, x, weight):
+        for got, sent in ((obs.get("x_after"), x), (obs.get("weight_after"), weight)):
+            if got is not None and not (got.shape == sent.shape and torch.equal(got, sent)):
+                return False
+        return True
+
+    return check
+
+
+GRADCHECK_STEP = 1e-6  # gradcheck's own eps for the finite differences
+
+
+@pytest.fixture(scope="session")
+def gradcheck_plan():
+    """gradcheck_plan(x, weight, seed) -> (grad_outs, directions, points): one random output gradient v, one
+    random direction per input (x alone, weight alone) and the points x ± h·u at which the probe evaluates the
+    forward, so that the checker compares <v, J u> by finite differences with <backward(v), u>, per input, as
+    gradcheck's fast mode does (a wrong formula agrees with the forward's derivative by chance only)."""
+
+    def make(x, weight, seed):
+        g = torch.Generator().manual_seed(seed)
+        v = torch.randn(*x.shape, generator=g, dtype=torch.float64)
+        ux = torch.randn(*x.shape, generator=g, dtype=torch.float64)
+        uw = torch.randn(*weight.shape, generator=g, dtype=torch.float64)
+        h = GRADCHECK_STEP
+        points = [(x + h * ux, weight), (x - h * ux, weight), (x, weight + h * uw), (x, weight - h * uw)]
+        return [v], {"x": ux, "weight": uw}, points
+
+    return make
+
+
+@pytest.fixture(scope="session")
+def check_gradcheck():
+    """check_gradcheck(obs, grad_outs, directions, (x, weight)): the inputs are left alone, and for each input, the backward's vector-Jacobian product along
+    the input's direction equals the forward's central difference, within gradcheck's tolerances (atol 1e-5,
+    rtol 1e-3)."""
+
+    def check(obs, grad_outs, directions, sent):
+        where = ("gradcheck（float64）", "gradcheck (float64)")
+        expect(
+            obs["out_requires_grad"],
+            where,
+            "输出不需要梯度：反向要用 torch.library.register_autograd 注册在算子上",
+            "the output does not require grad: register the backward on the operator with "
+            "torch.library.register_autograd",
+        )
+        for name, before in zip(("x", "weight"), sent):
+            after = obs["grads"][0][f"{name}_after"]
+            expect(
+                after is None or torch.equal(after, before),
+                where,
+                f"前向 + 反向改动了 {name}：gradcheck 在它传入的输入处求差分，算子（包括 setup_context 和反向）不能修改输入",
+                f"the forward and backward changed {name}: gradcheck takes its finite differences at the inputs it "
+                f"passed, so the operator (setup_context and the backward included) must not modify them",
+            )
+        forward = obs["forward"]
+        for k, (name, u) in enumerate(directions.items()):
+            plus, minus = forward[2 * k], forward[2 * k + 1]
+            expect(
+                plus is not None and minus is not None and plus.shape == grad_outs[0].shape,
+                where,
+                "前向没有返回与 x 同形状的张量",
+                "the forward did not return a tensor of x's shape",
+            )
+            numeric = float((grad_outs[0] * (plus.double() - minus.double())).sum() / (2 * GRADCHECK_STEP))
+            got = obs["grads"][0][f"{name}_grad"]
+            expect(
+                got is not None and got.shape == u.shape,
+                where,
+                f"反向没有给出 {name} 的梯度（或形状不对）",
+                f"the backward gave no gradient of {name} (or one of the wrong shape)",
+            )
+            analytic = float((got.double() * u).sum())
+            if abs(analytic - numeric) > 1e-5 + 1e-3 * abs(numeric):
+                fail(
+                    where,
+                    f"反向公式与数值梯度不一致（{name} 的梯度）：沿一个随机方向，前向的差分给出 {numeric:.6g}，"
+                    f"反向给出 {analytic:.6g}",
+                    f"the backward formula disagrees with numerical gradients (the gradient of {name}): along a "
+                    f"random direction the forward's finite difference gives {numeric:.6g}, the backward {analytic:.6g}",
+                )
 
     return check

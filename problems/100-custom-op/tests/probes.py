@@ -2,49 +2,28 @@
 
 Each probe is ``probe(solution, *args)``. It reaches the learner's operators only through
 ``torch.ops.ex100.*`` (never through the learner's Python objects), does the work that needs
-them (eager call, meta / fake tensors, opcheck, gradcheck, torch.compile) and returns plain
-observations: None, bool, int, float, str, lists, dicts and plain CPU tensors. The checker
-decides pass or fail; nothing here knows an expected value.
+them (eager call, meta / fake tensors, what opcheck and gradcheck look at, torch.compile) and
+returns plain observations: None, bool, int, float, str, lists, dicts and plain CPU tensors. The
+checker decides pass or fail, opcheck's tests and gradcheck's comparison included; nothing here
+compares or knows an expected value.
 
 Probes are not secret: reading them shows exactly how your operators are exercised.
 """
 
-import re
-import types
-
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
-from torch.autograd.gradcheck import GradcheckError as _GradcheckError
-from torch.library import opcheck as _opcheck
-from torch.testing._internal.optests import generate_tests as _optests
 
 from judge.worker.observe import op_exists as _op_exists
 from judge.worker.observe import schema as _schema_of
+from judge.worker.opobserve import opcheck_data as _opcheck_data
+from judge.worker.opobserve import plain as _plain_copy
 
 # Bound at import time, before the learner's module is imported, so that a submission which
 # replaces these functions afterwards does not change what the probes run.
-_gradcheck = torch.autograd.gradcheck
 _compile = torch.compile
 _ops = torch.ops
 _empty = torch.empty
 _Tensor = torch.Tensor
-_equal = torch.equal
-# Schemas are read from the dispatcher (judge/worker/observe.py), not from OpOverload._schema, which a
-# submission could overwrite; opcheck's table of tests is snapshotted for the same reason.
-_OPCHECK_TESTS = types.MappingProxyType(dict(_optests.ALL_TEST_UTILS))  # read-only: see judge/worker/integrity.py
-_OPCHECK_UTILS = tuple(torch.library._OPCHECK_DEFAULT_UTILS)
-
-
-def _checked_opcheck(op, args, test_utils=_OPCHECK_UTILS):
-    _optests.ALL_TEST_UTILS.clear()
-    _optests.ALL_TEST_UTILS.update(_OPCHECK_TESTS)
-    return _opcheck(op, args, test_utils=tuple(test_utils), raise_exception=False)
-
-
-def _opcheck_report(result):
-    return {
-        key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}" for key, val in result.items()
-    }
 
 
 NAMESPACE = "ex100"
@@ -73,14 +52,7 @@ def _describe(t):
 
 def _plain(t):
     """A plain CPU tensor the checker can receive; None for anything else."""
-    if not isinstance(t, _Tensor) or t.device.type != "cpu":
-        return None
-    return t.detach().as_subclass(_Tensor).clone().contiguous()
-
-
-def _first_line(text):
-    text = re.sub(r" \(with implementation in <module [^>]*>\)", "", str(text)).strip()
-    return text.splitlines()[0][:300] if text else ""
+    return _plain_copy(t)
 
 
 # ---------------------------------------------------------------- schema
@@ -175,8 +147,12 @@ def kv_write_fake(solution, k_cache, v_cache, slots, k, v):
 
 
 def kv_write_opcheck(solution, k_cache, v_cache, slots, k, v):
-    """torch.library.opcheck on kv_write: {test name: "SUCCESS" or the first line of the error}."""
-    return _opcheck_report(_checked_opcheck(_op("kv_write"), (k_cache, v_cache, slots, k, v)))
+    """What opcheck's tests look at for kv_write (judge/worker/opobserve.py), with the schema they compare
+    against; the checker decides each test (judge/checker/opchecks.py)."""
+    return {
+        "schema": _schema_of(f"{NAMESPACE}::kv_write"),
+        "data": _opcheck_data(_op("kv_write"), (k_cache, v_cache, slots, k, v)),
+    }
 
 
 def kv_write_compiled(solution, k_cache, v_cache, slots, k, v, backend="aot_eager"):
@@ -194,10 +170,10 @@ def kv_write_compiled(solution, k_cache, v_cache, slots, k, v, backend="aot_eage
 
 
 def rms_norm_eager(solution, x, weight, eps=None):
-    """Call rms_norm once (without eps when eps is None); return the output and the inputs
-    afterwards, and whether the output shares memory with an input."""
+    """Call rms_norm once (without eps when eps is None); return the output, the inputs
+    afterwards (the checker compares them with what it sent), and whether the output shares
+    memory with an input."""
     op = _op("rms_norm")
-    x_before, w_before = x.clone(), weight.clone()
     out = op(x, weight) if eps is None else op(x, weight, eps)
     if not isinstance(out, _Tensor):
         return {"out": None, "type": type(out).__name__}
@@ -206,8 +182,8 @@ def rms_norm_eager(solution, x, weight, eps=None):
         "out": _plain(out),
         "type": type(out).__name__,
         "shares_input_memory": shares,
-        "x_changed": not _equal(x, x_before),
-        "weight_changed": not _equal(weight, w_before),
+        "x_after": _plain(x),
+        "weight_after": _plain(weight),
     }
 
 
@@ -226,55 +202,59 @@ def rms_norm_fake(solution, x, weight, eps=1e-6):
 
 
 def rms_norm_opcheck(solution, x, weight, eps):
-    """torch.library.opcheck on rms_norm.
+    """What opcheck's tests look at for rms_norm, with the schema they compare against.
 
     test_schema runs on inputs that do not require grad: it checks what the operator itself
-    does (mutations, aliasing of the output). With inputs that require grad it would also run
-    setup_context under its checking mode, where a harmless ``x.to(x.dtype)`` (which returns
-    ``x`` itself) is reported as an operator returning its input. The other tests
-    (test_autograd_registration, test_faketensor, test_aot_dispatch_dynamic) run on inputs
-    that require grad, so that they exercise the registered backward."""
-    op = _op("rms_norm")
-    schema_tests = [t for t in _OPCHECK_UTILS if t == "test_schema"]
-    other_tests = [t for t in _OPCHECK_UTILS if t != "test_schema"]
-    result = dict(_checked_opcheck(op, (x.clone(), weight.clone(), eps), schema_tests))
-    xg = x.clone().requires_grad_(True)
-    wg = weight.clone().requires_grad_(True)
-    result.update(_checked_opcheck(op, (xg, wg, eps), other_tests))
-    return _opcheck_report({t: result[t] for t in _OPCHECK_UTILS if t in result})
+    does (mutations, aliasing of the output). The other tests (test_autograd_registration,
+    test_faketensor, test_aot_dispatch_dynamic) run on inputs that require grad, so that they
+    exercise the registered backward."""
+    return {
+        "schema": _schema_of(f"{NAMESPACE}::rms_norm"),
+        "data": _opcheck_data(_op("rms_norm"), (x, weight, eps), grad=(0, 1)),
+    }
 
 
 def rms_norm_backward(solution, x, weight, eps, grad_out):
-    """Eager forward + backward through torch.ops.ex100.rms_norm; gradients (or None)."""
-    x0, w0 = x, weight
+    """Eager forward + backward through torch.ops.ex100.rms_norm; gradients (or None) and the inputs
+    afterwards."""
     x = x.clone().requires_grad_(True)
     weight = weight.clone().requires_grad_(True)
     out = _op("rms_norm")(x, weight, eps)
     if not isinstance(out, _Tensor) or not out.requires_grad:
-        return {"out_requires_grad": False, "x_grad": None, "weight_grad": None, "inputs_changed": False}
+        return {"out_requires_grad": False, "x_grad": None, "weight_grad": None, "x_after": None, "weight_after": None}
     out.backward(grad_out)
-    changed = not (_equal(x.detach(), x0) and _equal(weight.detach(), w0))
     return {
         "out_requires_grad": True,
         "x_grad": _plain(x.grad),
         "weight_grad": _plain(weight.grad),
-        "inputs_changed": changed,
+        "x_after": _plain(x),
+        "weight_after": _plain(weight),
     }
 
 
-def rms_norm_gradcheck(solution, x, weight, eps):
-    """torch.autograd.gradcheck (float64 inputs) of rms_norm with a given eps.
-
-    Only a failed comparison is turned into an observation; anything else the learner's code
-    raises (say, a backward returning the wrong number of gradients) propagates."""
+def rms_norm_gradcheck(solution, x, weight, eps, grad_outs, points):
+    """What gradcheck compares, for the checker to compare: the float64 gradients the registered backward
+    gives for each of the checker's output gradients (vector-Jacobian products), and the forward's outputs
+    at the checker's nearby points (from which it computes finite differences). Each call on fresh copies."""
     op = _op("rms_norm")
-    x = x.clone().requires_grad_(True)
-    weight = weight.clone().requires_grad_(True)
-    try:
-        ok = _gradcheck(lambda a, b: op(a, b, eps), (x, weight))
-    except _GradcheckError as e:
-        return {"passed": False, "message": _first_line(e)}
-    return {"passed": bool(ok), "message": ""}
+    found = []
+    for grad_out in grad_outs:
+        xg = x.clone().requires_grad_(True)
+        wg = weight.clone().requires_grad_(True)
+        out = op(xg, wg, eps)
+        if not isinstance(out, _Tensor) or not out.requires_grad:
+            return {"out_requires_grad": False, "grads": [], "forward": []}
+        out.backward(grad_out)
+        found.append(
+            {
+                "x_grad": _plain(xg.grad),
+                "weight_grad": _plain(wg.grad),
+                "x_after": _plain(xg),
+                "weight_after": _plain(wg),
+            }
+        )
+    forward = [_plain(op(px.clone(), pw.clone(), eps)) for px, pw in points]
+    return {"out_requires_grad": True, "grads": found, "forward": forward}
 
 
 def rms_norm_compiled(solution, x, weight, eps, grad_out, backend="aot_eager"):

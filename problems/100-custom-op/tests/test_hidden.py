@@ -258,7 +258,7 @@ def test_kv_write_under_fake_tensor_mode(probe, make_kv):
 def test_kv_write_opcheck(probe, make_kv, check_opcheck):
     inputs = make_kv(106, 10, (2, 3), 4, F64)
     result = probe("kv_write_opcheck", *inputs, hint=msg("opcheck(kv_write) 出错", "opcheck(kv_write) failed"))
-    check_opcheck(result, "kv_write")
+    check_opcheck(result, "kv_write", inputs)
 
 
 @pytest.mark.hint(
@@ -300,12 +300,12 @@ RMS_IDS = ["float32-2d", "float64-3d-eps0.25", "bfloat16-3d", "float32-1d", "flo
     "eager: rms_norm values (several dtypes, ranks and eps), inputs left alone",
 )
 @pytest.mark.parametrize("case", RMS_CASES, ids=RMS_IDS)
-def test_rms_norm_eager_matches_formula(probe, make_rms, rms_expected, check_rms_out, case):
+def test_rms_norm_eager_matches_formula(probe, make_rms, rms_expected, check_rms_out, inputs_unchanged, case):
     seed, shape, dtype, eps = case
     x, w, _ = make_rms(seed, shape, dtype)
     obs = probe("rms_norm_eager", x, w, eps, hint=msg("eager 调用 rms_norm 时出错", "an eager call of rms_norm failed"))
     check_rms_out(obs["out"], rms_expected(x, w, eps), x, EAGER_RMS)
-    assert not obs["x_changed"] and not obs["weight_changed"], msg(
+    assert inputs_unchanged(obs, x, w), msg(
         "rms_norm 不能修改输入 x 或 weight", "rms_norm must not modify its inputs x or weight"
     )
     assert not obs["shares_input_memory"], msg(
@@ -375,7 +375,7 @@ def test_rms_norm_under_fake_tensor_mode(probe, make_rms):
 def test_rms_norm_opcheck(probe, make_rms, check_opcheck):
     x, w, _ = make_rms(208, (3, 8), F64)
     result = probe("rms_norm_opcheck", x, w, 1e-2, hint=msg("opcheck(rms_norm) 出错", "opcheck(rms_norm) failed"))
-    check_opcheck(result, "rms_norm")
+    check_opcheck(result, "rms_norm", (x, w, 1e-2), grad=(0, 1))
 
 
 # ================================================================ rms_norm backward
@@ -396,11 +396,11 @@ BWD_CASES = [
 )
 @pytest.mark.parametrize("case", BWD_CASES, ids=["float64-3d-eps0.1", "float32-2d", "float64-1d", "bfloat16-3d"])
 @pytest.mark.weight(2)
-def test_rms_norm_backward_matches_formula(probe, make_rms, rms_expected_grads, check_grads, case):
+def test_rms_norm_backward_matches_formula(probe, make_rms, rms_expected_grads, check_grads, inputs_unchanged, case):
     seed, shape, dtype, eps = case
     x, w, g = make_rms(seed, shape, dtype)
     obs = probe("rms_norm_backward", x, w, eps, g, hint=BACKWARD_HINT)
-    assert not obs["inputs_changed"], msg(
+    assert inputs_unchanged(obs, x, w), msg(
         "前向 + 反向之后 x 或 weight 被改动了：rms_norm（包括 setup_context 和反向）不能修改输入",
         "x or weight changed after the forward and backward: rms_norm (setup_context and the backward "
         "included) must not modify its inputs",
@@ -411,24 +411,24 @@ def test_rms_norm_backward_matches_formula(probe, make_rms, rms_expected_grads, 
 
 @pytest.mark.hint("反向：float64 的 gradcheck（非默认 eps）", "backward: gradcheck in float64 (a non-default eps)")
 @pytest.mark.weight(6)
-def test_rms_norm_gradcheck_float64(probe, make_rms):
+def test_rms_norm_gradcheck_float64(probe, make_rms, gradcheck_plan, check_gradcheck):
     # A non-default eps: with the default eps PyTorch drops the argument and a backward that
     # returns too few gradients would slip through.
     x, w, _ = make_rms(303, (3, 6), F64)
+    grad_outs, directions, points = gradcheck_plan(x, w, seed=7)
     obs = probe(
         "rms_norm_gradcheck",
         x,
         w,
         0.05,
+        grad_outs,
+        points,
         hint=msg(
             "gradcheck 对 rms_norm 做反向时出错（反向应对 x, weight, eps 各返回一个值）",
             "gradcheck failed in the backward of rms_norm (it must return one value per input x, weight, eps)",
         ),
     )
-    assert obs["passed"], msg(
-        f"gradcheck 失败：反向公式与数值梯度不一致（{obs['message']}）",
-        f"gradcheck failed: the backward formula disagrees with numerical gradients ({obs['message']})",
-    )
+    check_gradcheck(obs, grad_outs, directions, (x, w))
 
 
 @pytest.mark.hint("torch.compile：rms_norm 的前向与反向", "torch.compile: forward and backward of rms_norm")

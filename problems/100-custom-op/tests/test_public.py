@@ -116,7 +116,7 @@ def test_kv_write_compiled_fullgraph_aot_eager(probe, make_kv, check_kv):
 def test_kv_write_opcheck(probe, make_kv, check_opcheck):
     inputs = make_kv(6, 8, (2, 2), 3, F64)
     result = probe("kv_write_opcheck", *inputs, hint=msg("opcheck(kv_write) 出错", "opcheck(kv_write) failed"))
-    check_opcheck(result, "kv_write")
+    check_opcheck(result, "kv_write", inputs)
 
 
 @pytest.mark.parametrize(
@@ -148,7 +148,7 @@ def test_rms_norm_on_meta_tensors(probe, check_rms_meta):
 def test_rms_norm_opcheck(probe, make_rms, check_opcheck):
     x, w, _ = make_rms(9, (2, 6), F64)
     result = probe("rms_norm_opcheck", x, w, 1e-2, hint=msg("opcheck(rms_norm) 出错", "opcheck(rms_norm) failed"))
-    check_opcheck(result, "rms_norm")
+    check_opcheck(result, "rms_norm", (x, w, 1e-2), grad=(0, 1))
 
 
 BACKWARD_HINT = msg(
@@ -161,11 +161,13 @@ BACKWARD_HINT = msg(
     "shape,dtype", [((3, 8), F64), ((12,), F64), ((2, 3, 16), BF16)], ids=["float64-2d", "float64-1d", "bfloat16-3d"]
 )
 @pytest.mark.weight(2)
-def test_rms_norm_backward_matches_formula(probe, make_rms, rms_expected_grads, check_grads, shape, dtype):
+def test_rms_norm_backward_matches_formula(
+    probe, make_rms, rms_expected_grads, check_grads, inputs_unchanged, shape, dtype
+):
     # A 1-D x has no leading dimensions: the gradient of weight sums over none of them.
     x, w, g = make_rms(4, shape, dtype)
     obs = probe("rms_norm_backward", x, w, 0.1, g, hint=BACKWARD_HINT)
-    assert not obs["inputs_changed"], msg(
+    assert inputs_unchanged(obs, x, w), msg(
         "前向 + 反向之后 x 或 weight 被改动了：rms_norm（包括 setup_context 和反向）不能修改输入",
         "x or weight changed after the forward and backward: rms_norm (setup_context and the backward "
         "included) must not modify its inputs",
@@ -178,19 +180,19 @@ def test_rms_norm_backward_matches_formula(probe, make_rms, rms_expected_grads, 
 
 
 @pytest.mark.weight(6)
-def test_rms_norm_gradcheck_float64(probe, make_rms):
+def test_rms_norm_gradcheck_float64(probe, make_rms, gradcheck_plan, check_gradcheck):
     x, w, _ = make_rms(5, (2, 5), F64)
+    grad_outs, directions, points = gradcheck_plan(x, w, seed=7)
     obs = probe(
         "rms_norm_gradcheck",
         x,
         w,
         0.1,
+        grad_outs,
+        points,
         hint=msg(
             "gradcheck 对 rms_norm 做反向时出错（反向应对 x, weight, eps 各返回一个值）",
             "gradcheck failed in the backward of rms_norm (it must return one value per input x, weight, eps)",
         ),
     )
-    assert obs["passed"], msg(
-        f"gradcheck 失败：反向公式与数值梯度不一致（{obs['message']}）",
-        f"gradcheck failed: the backward formula disagrees with numerical gradients ({obs['message']})",
-    )
+    check_gradcheck(obs, grad_outs, directions, (x, w))
