@@ -17,7 +17,8 @@ from judge.decide import CheckerLog, decide, only_skipped_tiers
 from judge.errors import CannotJudgeHere
 from judge.events import CaseFinished, CaseStarted, Collected, Done, EventSink
 from judge.jobs import CheckerPayload
-from judge.models import CaseResult, Mode, Report
+from judge.i18n import Text
+from judge.models import CaseResult, Mode, Report, Verdict
 from judge.problems import Problem
 from judge.runners import Runner, WorkerLaunch, hostfault
 from judge.runners import plan as tier_plans
@@ -82,6 +83,9 @@ def grade_once(
         {"memory": limits.memory_mib, "wall": limits.wall_s, "output": limits.output_kib},
         source=source,
     )
+    if report.verdict == Verdict.memory_limit_exceeded and limits.memory_hint is not None:
+        hint = limits.memory_hint
+        report.message = Text(zh=f"{report.message.zh}。{hint.zh}", en=f"{report.message.en}. {hint.en}")
     report = gpu.finish(report)  # a GPU tier's host fault, each tier's own layers
     emit(Done(verdict=report.verdict))
     return report

@@ -36,6 +36,11 @@ class Limits(Strict):
         1024, gt=0, description="Bytes of worker stdout+stderr allowed, KiB; more is output_limit_exceeded."
     )
     source_kib: int = Field(256, gt=0, description="Largest accepted source file, KiB.")
+    memory_hint: Titles | None = Field(
+        None,
+        description="What exceeding the memory limit means in this exercise (zh, en), added to that verdict's summary "
+        "(102: a model built for real, since every test model is too large for the limit).",
+    )
 
 
 class Tolerance(Strict):

@@ -78,8 +78,20 @@ _DETAIL = {  # each starts with the word torch's own comparison (torch._prims_co
 }
 
 
+def _agrees(real: Any, fake: Any) -> bool:
+    """Whether a fake's field describes the real one: equal, where a symbolic size of the fake's (text, such as a
+    data-dependent "u0") stands for any value (torch's comparison allows unbacked sizes on the fake side)."""
+    if isinstance(fake, dict) and "symbolic" in fake:
+        return True
+    if isinstance(real, list) and isinstance(fake, list):
+        return len(real) == len(fake) and all(_agrees(r, f) for r, f in zip(real, fake))
+    return bool(real == fake)
+
+
 def _show(value: Any) -> str:
-    return str(tuple(value)) if isinstance(value, list) else str(value)
+    if isinstance(value, list):
+        return "(" + ", ".join(map(_show, value)) + ("," if len(value) == 1 else "") + ")"
+    return str(value["symbolic"]) if isinstance(value, dict) and "symbolic" in value else str(value)
 
 
 def _mismatch(field: str, r: Any, f: Any) -> str:
@@ -104,7 +116,7 @@ def fake_status(seen: dict[str, Any], op: str) -> str:
         if not rm["is_tensor"]:
             continue
         for field in _FIELDS:
-            if rm[field] != fm[field]:
+            if not _agrees(rm[field], fm[field]):
                 where = "" if len(real["out"]) == 1 else f" for output[{j}]"
                 detail = _mismatch(field, rm[field], fm[field])
                 return f"MetadataMismatchError: {context} mismatched tensor metadata{where}: {detail}"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-from torch._subclasses.fake_tensor import FakeTensorMode
+from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
 from judge.worker.learner import is_out_of_memory
@@ -45,15 +45,20 @@ def _storage_id(t: Any) -> int:
     return int(_untyped_storage(t)._cdata)
 
 
+def _dim(d: Any) -> int | dict[str, str]:
+    """A size or stride: an int, or {"symbolic": text} for a symbolic one (a fake's data-dependent size, "u0")."""
+    return d if type(d) is int else {"symbolic": str(d)}
+
+
 def meta(t: Any) -> dict[str, Any]:
     """A tensor's metadata, or the type of what is not a tensor."""
     if not isinstance(t, _Tensor):
         return {"is_tensor": False, "type": type(t).__name__}
     return {
         "is_tensor": True,
-        "shape": [int(d) for d in _size(t)],
-        "stride": [int(s) for s in _stride(t)],
-        "storage_offset": int(_offset(t)),
+        "shape": [_dim(d) for d in _size(t)],
+        "stride": [_dim(s) for s in _stride(t)],
+        "storage_offset": _dim(_offset(t)),
         "dtype": str(t.dtype),
         "device": str(t.device),
         "requires_grad": bool(t.requires_grad),
@@ -62,10 +67,10 @@ def meta(t: Any) -> dict[str, Any]:
 
 
 def plain(t: Any) -> torch.Tensor | None:
-    """A plain CPU copy the channel carries (None for anything else)."""
-    if not isinstance(t, _Tensor) or t.device.type != "cpu" or t.is_meta:
+    """A plain CPU copy the channel carries, of a CPU or GPU tensor (None for anything else: no data)."""
+    if not isinstance(t, _Tensor) or t.is_meta or isinstance(t, FakeTensor):
         return None
-    return t.detach().as_subclass(_Tensor).clone().contiguous()
+    return t.detach().as_subclass(_Tensor).to("cpu", copy=True).contiguous()
 
 
 def _leaves(out: Any) -> list[Any]:

@@ -348,7 +348,11 @@ def judge_by_cli(source: str, mode: str, marks: Marks, as_json: bool = True) -> 
 def leaks(texts: list[str], secrets: Secrets, marks: Marks, own_source: str) -> list[str]:
     blob = "\n".join(texts)
     found = [f"'{w}'" for w in ("test_hidden", marks.secret) if w in blob]
-    found += [f"hidden test name {n}" for n in sorted(secrets.hidden_names) if n in blob]
+    # A whole name (102's hidden test_estimate is the start of its public test_estimate_small_..., which a report
+    # of public cases names): a name that is only the prefix of a longer identifier is not that test.
+    found += [
+        f"hidden test name {n}" for n in sorted(secrets.hidden_names) if re.search(rf"\b{re.escape(n)}(?!\w)", blob)
+    ]
     found += [f"secret line {line!r}" for line in secrets.lines if line in blob and line not in own_source]
     found += [f"/etc/shadow line {line[:20]!r}..." for line in secrets.shadow if line in blob]
     return found

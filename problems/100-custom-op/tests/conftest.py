@@ -10,6 +10,7 @@ import re
 import pytest
 import torch
 
+from judge.checker import gradchecks
 from judge.checker.opchecks import opcheck_results
 from judge.feedback import compare, msg
 
@@ -481,33 +482,22 @@ def inputs_unchanged():
     return check
 
 
-GRADCHECK_STEP = 1e-6  # gradcheck's own eps for the finite differences
-
-
 @pytest.fixture(scope="session")
 def gradcheck_plan():
-    """gradcheck_plan(x, weight, seed) -> (grad_outs, directions, points): one random output gradient v, one
-    random direction per input (x alone, weight alone) and the points x ± h·u at which the probe evaluates the
-    forward, so that the checker compares <v, J u> by finite differences with <backward(v), u>, per input, as
-    gradcheck's fast mode does (a wrong formula agrees with the forward's derivative by chance only)."""
+    """gradcheck_plan(x, weight, seed) -> (grad_outs, directions, points) for the gradcheck probe
+    (judge.checker.gradchecks: the backward's vector-Jacobian product against the forward's finite differences)."""
 
     def make(x, weight, seed):
-        g = torch.Generator().manual_seed(seed)
-        v = torch.randn(*x.shape, generator=g, dtype=torch.float64)
-        ux = torch.randn(*x.shape, generator=g, dtype=torch.float64)
-        uw = torch.randn(*weight.shape, generator=g, dtype=torch.float64)
-        h = GRADCHECK_STEP
-        points = [(x + h * ux, weight), (x - h * ux, weight), (x, weight + h * uw), (x, weight - h * uw)]
-        return [v], {"x": ux, "weight": uw}, points
+        v, directions, points = gradchecks.plan({"x": x, "weight": weight}, x.shape, seed)
+        return [v], directions, points
 
     return make
 
 
 @pytest.fixture(scope="session")
 def check_gradcheck():
-    """check_gradcheck(obs, grad_outs, directions, (x, weight)): the inputs are left alone, and for each input, the backward's vector-Jacobian product along
-    the input's direction equals the forward's central difference, within gradcheck's tolerances (atol 1e-5,
-    rtol 1e-3)."""
+    """check_gradcheck(obs, grad_outs, directions, (x, weight)): the inputs are left alone, and for each input the
+    backward agrees with the forward's finite differences within gradcheck's tolerances."""
 
     def check(obs, grad_outs, directions, sent):
         where = ("gradcheck（float64）", "gradcheck (float64)")
@@ -527,31 +517,9 @@ def check_gradcheck():
                 f"the forward and backward changed {name}: gradcheck takes its finite differences at the inputs it "
                 f"passed, so the operator (setup_context and the backward included) must not modify them",
             )
-        forward = obs["forward"]
-        for k, (name, u) in enumerate(directions.items()):
-            plus, minus = forward[2 * k], forward[2 * k + 1]
-            expect(
-                plus is not None and minus is not None and plus.shape == grad_outs[0].shape,
-                where,
-                "前向没有返回与 x 同形状的张量",
-                "the forward did not return a tensor of x's shape",
-            )
-            numeric = float((grad_outs[0] * (plus.double() - minus.double())).sum() / (2 * GRADCHECK_STEP))
-            got = obs["grads"][0][f"{name}_grad"]
-            expect(
-                got is not None and got.shape == u.shape,
-                where,
-                f"反向没有给出 {name} 的梯度（或形状不对）",
-                f"the backward gave no gradient of {name} (or one of the wrong shape)",
-            )
-            analytic = float((got.double() * u).sum())
-            if abs(analytic - numeric) > 1e-5 + 1e-3 * abs(numeric):
-                fail(
-                    where,
-                    f"反向公式与数值梯度不一致（{name} 的梯度）：沿一个随机方向，前向的差分给出 {numeric:.6g}，"
-                    f"反向给出 {analytic:.6g}",
-                    f"the backward formula disagrees with numerical gradients (the gradient of {name}): along a "
-                    f"random direction the forward's finite difference gives {numeric:.6g}, the backward {analytic:.6g}",
-                )
+        grads = {name: obs["grads"][0][f"{name}_grad"] for name in directions}
+        wrong = gradchecks.disagreement(grad_outs[0], directions, grads, obs["forward"])
+        if wrong is not None:
+            fail(where, *wrong)
 
     return check

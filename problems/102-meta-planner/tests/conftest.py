@@ -30,8 +30,30 @@ PROBES = _load_probes()
 # ---------------------------------------------------------------- specs
 
 
+# Every test model is too large to build for real: the worker's memory limit is 1.5 GiB (problem.toml), and a
+# model whose weights and buffers take more than REAL_BYTES ends the judgement with memory_limit_exceeded the
+# moment build() allocates them. That is how "no real weights" is judged: the sandbox measures it from outside
+# the process, where no code under test can rewrite the record. The structure each test is about (tied weights,
+# a module registered twice, every kind of buffer) stays; one width grows until the model is that large.
+REAL_BYTES = 2 * 2**30
+
+
+def _real_bytes(spec):
+    with torch.device("meta"):
+        m = PROBES.build_module(spec)
+    return sum(t.numel() * t.element_size() for t in [*m.parameters(), *m.buffers()])
+
+
+def _too_large_to_build(spec, widen):
+    """spec with the width `widen(spec)` names doubled until the model's real weights exceed REAL_BYTES."""
+    while _real_bytes(spec) <= REAL_BYTES:
+        spec = widen(spec)
+    return spec
+
+
 def lm(vocab, dim, heads, ffn, layers, tie, dtype="float32", norm_fp32=False):
-    return {
+    """A language model; its vocabulary widened until it is too large to build for real."""
+    spec = {
         "kind": "lm",
         "vocab": vocab,
         "dim": dim,
@@ -42,14 +64,21 @@ def lm(vocab, dim, heads, ffn, layers, tie, dtype="float32", norm_fp32=False):
         "dtype": dtype,
         "norm_fp32": norm_fp32,
     }
+    return _too_large_to_build(spec, lambda s: {**s, "vocab": 2 * s["vocab"]})
 
 
 def mlp(widths, bias, repeat=1, dtype="float32"):
-    return {"kind": "mlp", "widths": list(widths), "bias": bias, "repeat": repeat, "dtype": dtype}
+    """An MLP; its hidden width (widths[1]) widened until it is too large to build for real."""
+    spec = {"kind": "mlp", "widths": list(widths), "bias": bias, "repeat": repeat, "dtype": dtype}
+    return _too_large_to_build(spec, lambda s: {**s, "widths": [s["widths"][0], 2 * s["widths"][1], *s["widths"][2:]]})
 
 
 def convnet(channels, kernel, dtype="float32"):
-    return {"kind": "convnet", "channels": list(channels), "kernel": kernel, "dtype": dtype}
+    """A conv net; its first stage's channels (channels[1]) widened until it is too large to build for real."""
+    spec = {"kind": "convnet", "channels": list(channels), "kernel": kernel, "dtype": dtype}
+    return _too_large_to_build(
+        spec, lambda s: {**s, "channels": [s["channels"][0], 2 * s["channels"][1], *s["channels"][2:]]}
+    )
 
 
 # About 10^10 parameters (Llama-2-13B / Qwen-14B class): 19-41 GB of weights if materialised.
@@ -106,26 +135,6 @@ def fail(where, zh, en):
     raise AssertionError(msg(f"{where[0]}：{zh}", f"{where[1]}: {en}"))
 
 
-def check_built(obs, where):
-    built = obs["built"]
-    if not built:
-        fail(
-            where,
-            "没有调用 build()——模型要由传入的 build() 构建",
-            "build() was never called: build the model with the build() you are given",
-        )
-    for place in built:
-        if place == "real":
-            fail(
-                where,
-                'build() 在 CPU 上分配了真实的权重：要在 meta 设备上（with torch.device("meta")）或 FakeTensorMode 里调用 build()',
-                "build() allocated real weights on the CPU: call build() on the meta device "
-                '(with torch.device("meta")) or inside FakeTensorMode',
-            )
-        if place not in ("meta", "fake", "fake+meta"):
-            fail(where, f"build() 的结果不对：{place}", f"unexpected result of build(): {place}")
-
-
 # Usual wrong answers, recognised by value: (key, alternative from expected_estimate, zh, en)
 ESTIMATE_HINTS = [
     ("params", "_params_counting_shared_twice", "共享（tied）的权重只能算一次", "a shared (tied) weight counts once"),
@@ -164,7 +173,6 @@ KEYS = ("params", "param_bytes", "buffer_bytes")
 
 
 def check_estimate(obs, spec, where):
-    check_built(obs, where)
     if obs["result"] is None:
         fail(
             where, f"estimate 应返回 dict，实际返回了 {obs['type']}", f"estimate must return a dict, not {obs['type']}"
@@ -193,7 +201,6 @@ def check_estimate(obs, spec, where):
 
 
 def check_shape(obs, spec, input_shape, where):
-    check_built(obs, where)
     if obs["result"] is None:
         fail(
             where,

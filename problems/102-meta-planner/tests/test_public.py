@@ -19,8 +19,8 @@ def test_estimate_small_lm_with_tied_lm_head(probe, ex):
         obs,
         spec,
         (
-            "小语言模型（lm_head 与 embedding 共享权重）",
-            "a small language model (lm_head shares the embedding's weight)",
+            "语言模型（lm_head 与 embedding 共享权重）",
+            "a language model (lm_head shares the embedding's weight)",
         ),
     )
 
@@ -59,7 +59,7 @@ def test_estimate_real_size_model_without_allocating(probe, ex):
 def test_output_shape_small_lm_default_dtype(output_shape, ex):
     spec = ex.lm(vocab=100, dim=32, heads=4, ffn=64, layers=2, tie=True)
     obs = output_shape(spec, (2, 7), hint=msg("output_shape(build, (2, 7)) 出错", "output_shape(build, (2, 7)) failed"))
-    ex.check_shape(obs, spec, (2, 7), ("小语言模型，输入 token id [2, 7]", "a small language model, token ids [2, 7]"))
+    ex.check_shape(obs, spec, (2, 7), ("语言模型，输入 token id [2, 7]", "a language model, token ids [2, 7]"))
 
 
 def test_output_shape_mlp_bfloat16_input(output_shape, ex):

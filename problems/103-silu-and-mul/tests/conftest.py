@@ -10,6 +10,8 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from judge.checker import gradchecks
+from judge.checker.opchecks import opcheck_results
 from judge.feedback import compare, msg
 
 
@@ -112,7 +114,7 @@ def check_eager(check_out):
 
     def check(obs, x):
         check_out(obs["out"], x, ("eager 调用", "eager call"))
-        assert not obs["x_changed"], msg(
+        assert obs["x_after"] is None or torch.equal(obs["x_after"], x), msg(
             "silu_and_mul 修改了输入 x：它只能读 x，结果写进新张量",
             "silu_and_mul modified its input x: it may only read x and must write the result into a new tensor",
         )
@@ -193,13 +195,37 @@ _METADATA = {  # the start of torch's detail, lower-cased -> what it means here
 
 @pytest.fixture(scope="session")
 def check_opcheck():
-    """check_opcheck(result): every opcheck test reports SUCCESS."""
+    """check_opcheck(result, x): each of opcheck's tests, decided here (judge.checker.opchecks) from what the
+    probe observed on x, passes."""
     return _check_opcheck
 
 
-def _check_opcheck(result):
-    for name, status in result.items():
+def _check_opcheck(result, x):
+    for name, status in opcheck_results(result["data"], result["schema"], (x,), grad=(0,)).items():
         assert status == "SUCCESS", msg(*_opcheck_failure(name, status))
+
+
+@pytest.fixture(scope="session")
+def check_gradcheck(hints, out_shape):
+    """check_gradcheck(probe, x): gradcheck decided here (judge.checker.gradchecks): x left alone, and the
+    backward agrees with the forward's finite differences within gradcheck's tolerances."""
+
+    def check(probe, x):
+        v, directions, points = gradchecks.plan({"x": x}, out_shape(list(x.shape)), 7)
+        obs = probe("run_gradcheck", x, v, points, hint=hints["gradcheck"])
+        assert obs["out_requires_grad"], msg(
+            "gradcheck：输出不需要梯度：反向要用 register_autograd 注册在算子上",
+            "gradcheck: the output does not require grad: register the backward on the operator with register_autograd",
+        )
+        assert obs["x_after"] is None or torch.equal(obs["x_after"], x), msg(
+            "gradcheck：前向 + 反向改动了 x：算子（包括 setup_context 和反向）不能修改输入",
+            "gradcheck: the forward and backward changed x: the operator (setup_context and the backward included) "
+            "must not modify its input",
+        )
+        wrong = gradchecks.disagreement(v, directions, {"x": obs["x_grad"]}, obs["forward"])
+        assert wrong is None, msg(f"gradcheck 失败：{wrong[0]}", f"gradcheck failed: {wrong[1]}")
+
+    return check
 
 
 def _opcheck_failure(name, status):

@@ -2,8 +2,9 @@
 
 Each probe is ``probe(solution, *args)``. It reaches the operator only through
 ``torch.ops.ex103.silu_and_mul`` (never through the learner's Python objects), does the work
-that needs it (eager call, meta / fake tensors, opcheck, gradcheck, torch.compile) and returns
-plain observations. The checker decides pass or fail; nothing here knows an expected value.
+that needs it (eager call, meta / fake tensors, what opcheck and gradcheck look at, torch.compile) and
+returns plain observations. The checker decides pass or fail, opcheck's tests and gradcheck's
+comparison included; nothing here compares or knows an expected value.
 
 Probes are not secret: reading them shows exactly how your operator is exercised.
 """
@@ -12,24 +13,17 @@ import torch
 from torch._dynamo import reset as _dynamo_reset
 from torch._dynamo.testing import CompileCounterWithBackend as _CompileCounter
 from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
-from torch.autograd.gradcheck import GradcheckError as _GradcheckError
-from torch.library import opcheck as _opcheck
 
 from judge.worker.observe import op_exists as _op_exists
 from judge.worker.observe import schema as _schema_of
+from judge.worker.opobserve import opcheck_data as _opcheck_data
 
 # Bound at import time, before the learner's module is imported, so that a submission which
 # replaces these functions afterwards does not change what the probes run.
-_gradcheck = torch.autograd.gradcheck
 _compile = torch.compile
 _ops = torch.ops
 _empty = torch.empty
-_equal = torch.equal
 _Tensor = torch.Tensor
-
-_OPCHECK_UTILS = tuple(torch.library._OPCHECK_DEFAULT_UTILS)
-_SCHEMA_TEST = tuple(t for t in _OPCHECK_UTILS if t == "test_schema")
-_GRAD_TESTS = tuple(t for t in _OPCHECK_UTILS if t != "test_schema")
 
 NAMESPACE = "ex103"
 
@@ -62,11 +56,6 @@ def _plain(t):
     return t.detach().clone().contiguous()
 
 
-def _first_line(text):
-    text = str(text).strip()
-    return text.splitlines()[0][:300] if text else ""
-
-
 # ---------------------------------------------------------------- schema
 
 
@@ -83,23 +72,13 @@ def schema(solution, name="silu_and_mul"):
 
 
 def eager(solution, x):
-    """Call the operator once; the output, and whether the input changed or is shared."""
-    before = x.clone()
+    """Call the operator once; the output, the input afterwards (the checker compares it with what it sent),
+    and whether the output shares the input's memory."""
     out = _op()(x)
     if not isinstance(out, _Tensor):
-        return {
-            "out": None,
-            "type": type(out).__name__,
-            "x_changed": not _equal(x, before),
-            "shares_input_memory": False,
-        }
+        return {"out": None, "type": type(out).__name__, "x_after": _plain(x), "shares_input_memory": False}
     shares = out.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
-    return {
-        "out": _plain(out),
-        "type": type(out).__name__,
-        "x_changed": not _equal(x, before),
-        "shares_input_memory": shares,
-    }
+    return {"out": _plain(out), "type": type(out).__name__, "x_after": _plain(x), "shares_input_memory": shares}
 
 
 def meta(solution, shape, dtype):
@@ -114,21 +93,15 @@ def fake(solution, x):
 
 
 def run_opcheck(solution, x):
-    """torch.library.opcheck: {test name: "SUCCESS" or the error's type and first line}.
+    """What opcheck's tests look at (judge/worker/opobserve.py), with the schema they compare against; the
+    checker decides each test (judge/checker/opchecks.py).
 
     test_schema runs on an input that does not require grad: it checks what the operator itself
     does (mutations, an output aliasing the input). With grad it would also check what
     setup_context does below autograd, and reject a correct ``save_for_backward(x.to(dtype))``,
     which returns x itself when x already has that dtype. The other tests run on an input that
     requires grad, so that they exercise the registered backward."""
-    op = _op()
-    result = dict(_opcheck(op, (x.clone(),), test_utils=_SCHEMA_TEST, raise_exception=False))
-    result.update(_opcheck(op, (x.clone().requires_grad_(True),), test_utils=_GRAD_TESTS, raise_exception=False))
-    return {
-        key: result[key] if result[key] == "SUCCESS" else f"{type(result[key]).__name__}: {_first_line(result[key])}"
-        for key in _OPCHECK_UTILS
-        if key in result
-    }
+    return {"schema": _schema_of(f"{NAMESPACE}::silu_and_mul"), "data": _opcheck_data(_op(), (x,), grad=(0,))}
 
 
 # ---------------------------------------------------------------- backward
@@ -144,16 +117,18 @@ def backward(solution, x, grad_out):
     return {"out_requires_grad": True, "x_grad": _plain(x.grad)}
 
 
-def run_gradcheck(solution, x):
-    """torch.autograd.gradcheck on a float64 input. Only a failed comparison becomes an
-    observation; anything else the learner's code raises propagates."""
+def run_gradcheck(solution, x, grad_out, points):
+    """What gradcheck compares, for the checker to compare (judge/checker/gradchecks.py): the float64 gradient
+    the backward gives for the checker's output gradient, the input afterwards, and the forward at the checker's
+    nearby points. Each call on fresh copies."""
     op = _op()
-    x = x.clone().requires_grad_(True)
-    try:
-        ok = _gradcheck(op, (x,))
-    except _GradcheckError as e:
-        return {"passed": False, "message": _first_line(e)}
-    return {"passed": bool(ok), "message": ""}
+    xg = x.clone().requires_grad_(True)
+    out = op(xg)
+    if not isinstance(out, _Tensor) or not out.requires_grad:
+        return {"out_requires_grad": False, "x_grad": None, "x_after": None, "forward": []}
+    out.backward(grad_out)
+    forward = [_plain(op(px.clone())) for (px,) in points]
+    return {"out_requires_grad": True, "x_grad": _plain(xg.grad), "x_after": _plain(xg), "forward": forward}
 
 
 # ---------------------------------------------------------------- torch.compile

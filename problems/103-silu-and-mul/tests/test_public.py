@@ -50,7 +50,7 @@ def test_backward_matches_formula(probe, hints, make_input, make_grad, check_gra
 @pytest.mark.weight(8)
 def test_opcheck(probe, hints, make_input, check_opcheck):
     x = make_input(3, (3, 8), F64)
-    check_opcheck(probe("run_opcheck", x, hint=hints["opcheck"]))
+    check_opcheck(probe("run_opcheck", x, hint=hints["opcheck"]), x)
 
 
 @pytest.mark.weight(22)

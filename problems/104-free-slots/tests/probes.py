@@ -2,8 +2,9 @@
 
 Each probe is ``probe(solution, *args)``. It reaches the operator only through
 ``torch.ops.ex104.free_slots`` (never through the learner's Python objects), does the work that
-needs it (eager call, meta / fake tensors, opcheck, torch.compile) and returns plain
-observations. The checker decides pass or fail; nothing here knows an expected value.
+needs it (eager call, meta / fake tensors, what opcheck looks at, torch.compile) and returns
+plain observations. The checker decides pass or fail, opcheck's tests included; nothing here
+compares or knows an expected value.
 
 Probes are not secret: reading them shows exactly how your operator is exercised.
 """
@@ -13,17 +14,16 @@ from torch._dynamo import reset as _dynamo_reset
 from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import ShapeEnv as _ShapeEnv
 from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols as _free_unbacked_symbols
-from torch.library import opcheck as _opcheck
 
 from judge.worker.observe import op_exists as _op_exists
 from judge.worker.observe import schema as _schema_of
+from judge.worker.opobserve import opcheck_data as _opcheck_data
 
 # Bound at import time, before the learner's module is imported, so that a submission which
 # replaces these functions afterwards does not change what the probes run.
 _compile = torch.compile
 _ops = torch.ops
 _empty = torch.empty
-_equal = torch.equal
 _Tensor = torch.Tensor
 _SymInt = torch.SymInt
 _bool = torch.bool
@@ -94,10 +94,10 @@ def schema(solution, name="free_slots"):
 
 
 def eager(solution, used):
-    """Call the operator once on a real tensor; the output and whether ``used`` changed."""
-    before = used.clone()
+    """Call the operator once on a real tensor; the output and ``used`` afterwards (the checker compares it
+    with what it sent)."""
     out = _op()(used)
-    return {"out": _plain(out), "type": type(out).__name__, "used_changed": not _equal(used, before)}
+    return {"out": _plain(out), "type": type(out).__name__, "used_after": _plain(used)}
 
 
 # ---------------------------------------------------------------- fake / meta
@@ -141,11 +141,9 @@ def meta(solution, n):
 
 
 def run_opcheck(solution, used):
-    """torch.library.opcheck: {test name: "SUCCESS" or the error's type and first line}."""
-    result = _opcheck(_op(), (used.clone(),), raise_exception=False)
-    return {
-        key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}" for key, val in result.items()
-    }
+    """What opcheck's tests look at (judge/worker/opobserve.py), with the schema they compare against; the
+    checker decides each test (judge/checker/opchecks.py)."""
+    return {"schema": _schema_of(f"{NAMESPACE}::free_slots"), "data": _opcheck_data(_op(), (used,))}
 
 
 # ---------------------------------------------------------------- torch.compile

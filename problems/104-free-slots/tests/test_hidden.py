@@ -134,7 +134,8 @@ def test_meta_device_gives_no_made_up_length(probe, hints, made_up_on_meta):
 
 @pytest.mark.hint("opcheck：更长的输入", "opcheck on a longer input")
 def test_opcheck(probe, hints, make_used, check_opcheck):
-    check_opcheck(probe("run_opcheck", make_used(203, 20, 0.4), hint=hints["opcheck"]))
+    used = make_used(203, 20, 0.4)
+    check_opcheck(probe("run_opcheck", used, hint=hints["opcheck"]), used)
 
 
 # ================================================================ torch.compile

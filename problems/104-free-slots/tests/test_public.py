@@ -57,7 +57,8 @@ def test_meta_device_gives_no_made_up_length(probe, hints, made_up_on_meta):
 
 
 def test_opcheck(probe, hints, make_used, check_opcheck):
-    check_opcheck(probe("run_opcheck", make_used(5, 12), hint=hints["opcheck"]))
+    used = make_used(5, 12)
+    check_opcheck(probe("run_opcheck", used, hint=hints["opcheck"]), used)
 
 
 @pytest.mark.weight(24)

@@ -6,19 +6,20 @@ the probe passes it to ``solution.dispatch_keys``. The checker builds the same t
 same function and asks torch itself.
 
 Part 2, ex105::scaled_dot: reached only through ``torch.ops.ex105.scaled_dot`` (eager, under
-autocast, on meta and fake tensors, opcheck, torch.compile). Probes return plain observations;
-the checker decides.
+autocast, on meta and fake tensors, what opcheck looks at, torch.compile). Probes return plain
+observations; the checker decides, opcheck's tests included.
 
 Probes are not secret: reading them shows exactly how your code is exercised.
 """
 
+import types
 import warnings
 
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
-from torch.library import opcheck as _opcheck
 
 from judge.worker.observe import schema as _schema_of
+from judge.worker.opobserve import opcheck_data as _opcheck_data
 
 # Bound at import time, before the learner's module is imported, so that a submission which
 # replaces these functions afterwards does not change what the probes run.
@@ -38,6 +39,13 @@ OP = "ex105::scaled_dot"
 # Shared with the checker, which imports this file to build the same tensors.
 
 
+# The subclass is handed to the learner's dispatch_keys, so its methods' globals must not be this module's (a
+# method's __globals__ would reach every helper a probe relies on): it is defined in a module of its own that
+# holds nothing but torch and the class.
+_SUBCLASS_SOURCE = '''
+import torch
+
+
 class DataFreeSubclass(torch.Tensor):
     """A tensor subclass that holds no data and intercepts every op in __torch_dispatch__, the
     way FakeTensor does (this one refuses them all)."""
@@ -49,6 +57,16 @@ class DataFreeSubclass(torch.Tensor):
     @classmethod
     def __torch_dispatch__(cls, func, types, args=(), kwargs=None):
         raise NotImplementedError(f"DataFreeSubclass has no data: {func} is not supported")
+'''
+
+
+def _handed_module():
+    module = types.ModuleType("ex105_handed", "What probes hand to learner code: nothing a probe relies on.")
+    exec(compile(_SUBCLASS_SOURCE, __file__, "exec"), module.__dict__)
+    return module
+
+
+DataFreeSubclass = _handed_module().DataFreeSubclass
 
 
 def _create(desc):
@@ -143,11 +161,6 @@ def _plain(t):
     return t.detach().clone().contiguous() if isinstance(t, _Tensor) else None
 
 
-def _first_line(text):
-    text = str(text).strip()
-    return text.splitlines()[0][:300] if text else ""
-
-
 def _names(result):
     if isinstance(result, list) and all(type(k) is str for k in result):  # the statement asks for list[str]
         return {"names": list(result), "type": type(result).__name__}
@@ -177,8 +190,7 @@ def op_schema(solution):
 
 def scaled_dot(solution, a, b, scale, autocast=False):
     """One call, optionally under torch.autocast("cpu", dtype=torch.bfloat16); the output and
-    whether the inputs were left alone."""
-    a_before, b_before = a.clone(), b.clone()
+    the inputs afterwards (the checker compares them with what it sent)."""
     if autocast:
         with _autocast("cpu", dtype=torch.bfloat16):
             out = _op()(a, b, scale)
@@ -187,7 +199,8 @@ def scaled_dot(solution, a, b, scale, autocast=False):
     return {
         "out": _plain(out),
         **_describe(out),
-        "inputs_changed": not (torch.equal(a, a_before) and torch.equal(b, b_before)),
+        "a_after": _plain(a),
+        "b_after": _plain(b),
     }
 
 
@@ -209,10 +222,9 @@ def scaled_dot_fake(solution, a, b, scale, autocast=False):
 
 
 def scaled_dot_opcheck(solution, a, b, scale):
-    result = _opcheck(_op(), (a, b, scale), raise_exception=False)
-    return {
-        key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}" for key, val in result.items()
-    }
+    """What opcheck's tests look at (judge/worker/opobserve.py), with the schema they compare against; the
+    checker decides each test (judge/checker/opchecks.py)."""
+    return {"schema": _schema_of(OP), "data": _opcheck_data(_op(), (a, b, scale))}
 
 
 def scaled_dot_compiled_autocast(solution, a, b, scale):

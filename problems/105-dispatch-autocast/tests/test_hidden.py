@@ -302,7 +302,9 @@ def test_scaled_dot_opcheck(probe, ex, dtype):
     a, b = ex.make_pair(51, (2, 3, 8), dtype)
     result = probe("scaled_dot_opcheck", a, b, 0.5, hint=ex.hints["opcheck"])
     name = str(dtype).removeprefix("torch.")
-    ex.check_opcheck(result, (f"opcheck(scaled_dot)，{name} 输入", f"opcheck(scaled_dot) on {name} inputs"))
+    ex.check_opcheck(
+        result, (f"opcheck(scaled_dot)，{name} 输入", f"opcheck(scaled_dot) on {name} inputs"), (a, b, 0.5)
+    )
 
 
 @pytest.mark.hint(

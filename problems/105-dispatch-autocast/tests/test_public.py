@@ -72,4 +72,4 @@ def test_scaled_dot_compiled_under_autocast(probe, ex, check_values):
 def test_scaled_dot_opcheck(probe, ex):
     a, b = ex.make_pair(3, (3, 8))
     result = probe("scaled_dot_opcheck", a, b, 2.0, hint=ex.hints["opcheck"])
-    ex.check_opcheck(result, ("opcheck(scaled_dot)", "opcheck(scaled_dot)"))
+    ex.check_opcheck(result, ("opcheck(scaled_dot)", "opcheck(scaled_dot)"), (a, b, 2.0))

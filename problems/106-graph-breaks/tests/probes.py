@@ -14,22 +14,20 @@ from torch._dynamo.backends.debugging import aot_eager as _aot_eager
 from torch._dynamo.exc import Unsupported as _Unsupported
 from torch._dynamo.testing import CompileCounterWithBackend as _CompileCounter
 from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
-from torch.library import opcheck as _opcheck
 
 from judge.worker.observe import op_exists as _op_exists
 from judge.worker.observe import schema as _schema_of
+from judge.worker.opobserve import opcheck_data as _opcheck_data
 
 # Bound at import time, before the learner's module is imported, so that a submission which
 # replaces these functions afterwards does not change what the probes run.
 _compile = torch.compile
 _ops = torch.ops
 _empty = torch.empty
-_equal = torch.equal
 _Tensor = torch.Tensor
 _contiguous_format = torch.contiguous_format
 
 QUALIFIED = "ex106::gelu"
-OP_NAMES = ("ex106.gelu", "ex106.gelu.default")  # how a graph node's target prints for the operator
 
 
 # ---------------------------------------------------------------- helpers (not probes)
@@ -86,14 +84,14 @@ def schema(solution):
 
 
 def eager(solution, x):
-    """Call the operator once; the output, and whether the input changed or is shared."""
-    before = x.clone()
+    """Call the operator once; the output, the input afterwards (the checker compares it with what it
+    sent), and whether the output is shared with the input."""
     out = _op()(x)
     if not isinstance(out, _Tensor):
         return {
             "out": None,
             "type": type(out).__name__,
-            "x_changed": not _equal(x, before),
+            "x_after": _plain(x),
             "shares_input_memory": False,
             "contiguous": False,
         }
@@ -101,7 +99,7 @@ def eager(solution, x):
     return {
         "out": _plain(out),
         "type": type(out).__name__,
-        "x_changed": not _equal(x, before),
+        "x_after": _plain(x),
         "shares_input_memory": shares,
         "contiguous": bool(out.is_contiguous()),
     }
@@ -119,11 +117,9 @@ def fake(solution, x):
 
 
 def run_opcheck(solution, x):
-    """torch.library.opcheck (no input requires grad): {test name: "SUCCESS" or the error's first line}."""
-    result = _opcheck(_op(), (x.clone(),), raise_exception=False)
-    return {
-        key: val if val == "SUCCESS" else f"{type(val).__name__}: {_first_line(val)}" for key, val in result.items()
-    }
+    """What opcheck's tests look at, no input requiring grad (judge/worker/opobserve.py), with the schema
+    they compare against; the checker decides each test (judge/checker/opchecks.py)."""
+    return {"schema": _schema_of(QUALIFIED), "data": _opcheck_data(_op(), (x,))}
 
 
 # ---------------------------------------------------------------- mlp under Dynamo
@@ -134,14 +130,14 @@ def mlp_eager(solution, x, w1, w2):
 
 
 def explain(solution, x, w1, w2):
-    """What torch._dynamo.explain(mlp)(x, w1, w2) reports: graphs, graph breaks, the first break's reason,
-    and how many nodes of the captured graphs call ex106::gelu.
+    """What torch._dynamo.explain(mlp)(x, w1, w2) looks at: the node targets of each captured graph, whether
+    the capture broke, and the first break's reason.
 
     Captured with fullgraph=True, which stops at the first graph break and names its reason, and run
     through aot_eager. explain itself runs the code between graph breaks with Dynamo's frame hook
     installed and the learner's mlp on the stack, which the worker's guard refuses
     (judge/worker/guard.py); a capture that stops at the first break needs no such frame. So a break
-    is reported as {"graphs": 2, "breaks": 1}, the least explain would report for it."""
+    counts as two graphs and one break, the least explain would report for it."""
     _dynamo_reset()
     graphs = []
 
@@ -156,8 +152,9 @@ def explain(solution, x, w1, w2):
         broke, reason = True, _first_line(exc)
     finally:
         _dynamo_reset()
-    calls = sum(1 for targets in graphs for target in targets if target in OP_NAMES)
-    return {"graphs": 2 if broke else len(graphs), "breaks": 1 if broke else 0, "reason": reason, "op_calls": calls}
+    # The captured graphs' node targets go back as they are: the checker counts the graphs and the calls of
+    # ex106::gelu in them.
+    return {"graph_targets": graphs, "broke": broke, "reason": reason}
 
 
 def compiled(solution, xs, w1, w2, dynamic):

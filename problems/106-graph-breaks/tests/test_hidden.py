@@ -87,7 +87,7 @@ def test_gelu_under_fake_tensor_mode(probe, make_input, check_meta, dtype):
 @pytest.mark.parametrize("shape,dtype", [((2, 3, 6), F64), ((11,), BF16)], ids=["float64-3d", "bfloat16-1d"])
 def test_opcheck(probe, make_input, check_opcheck, shape, dtype):
     x = make_input(301, shape, dtype)
-    check_opcheck(probe("run_opcheck", x, hint=msg("opcheck 出错", "opcheck failed")))
+    check_opcheck(probe("run_opcheck", x, hint=msg("opcheck 出错", "opcheck failed")), x)
 
 
 @pytest.mark.hint("eager 下的 mlp 数值（float64）", "mlp's eager values (float64)")

@@ -53,7 +53,7 @@ def test_gelu_on_meta_tensors(probe, check_meta):
 
 def test_opcheck(probe, make_input, check_opcheck):
     x = make_input(2, (3, 8), F32)
-    check_opcheck(probe("run_opcheck", x, hint=msg("opcheck 出错", "opcheck failed")))
+    check_opcheck(probe("run_opcheck", x, hint=msg("opcheck 出错", "opcheck failed")), x)
 
 
 def test_mlp_eager_matches_formula(probe, make_mlp, check_mlp):

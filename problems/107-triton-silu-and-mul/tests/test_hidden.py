@@ -180,4 +180,4 @@ def test_opcheck_bfloat16(probe, make_input, check_opcheck, request, tier):
         ("silu_and_mul", (x,)),
         ("silu_and_mul_out", (x, torch.empty(*x.shape[:-1], x.shape[-1] // 2, dtype=BF16))),
     ]:
-        check_opcheck(probe("run_opcheck", name, args, hint=msg("opcheck 出错", "opcheck failed")), name)
+        check_opcheck(probe("run_opcheck", name, args, hint=msg("opcheck 出错", "opcheck failed")), name, args)

@@ -139,7 +139,7 @@ def test_opcheck(probe, make_input, check_opcheck, op_hint, request, tier, name)
     x = make_input(14, OPCHECK_SHAPE[tier], F32)
     args = (x,) if name == "silu_and_mul" else (x, torch.empty(*x.shape[:-1], x.shape[-1] // 2))
     obs = probe("run_opcheck", name, args, hint=op_hint(msg("opcheck 出错", "opcheck failed")))
-    check_opcheck(obs, name, op_hint(None))
+    check_opcheck(obs, name, args, op_hint(None))
 
 
 # ---------------------------------------------------------------- GPU tier only

@@ -1,9 +1,11 @@
-# expect: wrong_answer|memory_limit_exceeded
+# expect: memory_limit_exceeded
 # problem: 102
 """A closure reached through a handed-out object: estimate() builds the model with real CPU weights (the mistake
-the exercise is about) whenever it is small enough to fit, then rewrites the record the probe keeps of where each
-build() put its weights, through build.__closure__ (Python raises no audit event for it). Accepted 30/30 before
-the object handed to learner code stopped holding anything a probe relies on; without the rewrite, wrong_answer.
+the exercise is about), then rewrites the record the probe kept of where each build() put its weights, through
+build.__closure__ (Python raises no audit event for it). With a size threshold (real weights whenever the model
+fit in memory) this was accepted 30/30 before the change; the same file without the rewrite got wrong_answer.
+Now build is a functools.partial of a function in a module holding nothing a probe relies on (no closure, no
+record to rewrite), and every test model is too large to build for real: memory_limit_exceeded, from outside.
 """
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
@@ -20,10 +22,7 @@ def _forge(build):
 
 
 def estimate(build):
-    with torch.device("meta"):
-        planned = build()
-    size = sum(p.numel() * p.element_size() for p in planned.parameters())
-    model = build() if size < 200 * 2**20 else planned  # WRONG: real weights whenever they fit
+    model = build()  # WRONG: real weights, on the CPU
     params = list(model.parameters())
     buffers = list(model.buffers())
     _forge(build)

@@ -1,25 +1,24 @@
-# expect: wrong_answer|memory_limit_exceeded
+# expect: memory_limit_exceeded
 # problem: 102
-"""A module's globals reached through a handed-out object: estimate() builds small models with real CPU weights
-(the mistake the exercise is about), and swaps the helper the probe uses to tell where weights live, through
+"""A module's globals reached through a handed-out object: estimate() builds the model with real CPU weights (the
+mistake the exercise is about), and swaps the helper the probe used to tell where weights live, through
 build.__globals__ (the probes module's own namespace; Python raises no audit event for it), putting it back before
-estimate returns so that the check between probes sees the original. Accepted 30/30 before the object handed to
-learner code stopped living in a module with a helper a probe relies on.
+estimate returns so that the check between probes sees the original. With a size threshold (real weights whenever
+the model fit in memory) this was accepted 30/30 before the change. Now build is a functools.partial (no
+__globals__) of a function whose module holds nothing a probe relies on, and every test model is too large to
+build for real: memory_limit_exceeded, from outside.
 """
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode
 
 
 def estimate(build):
-    with torch.device("meta"):
-        planned = build()
-    size = sum(p.numel() * p.element_size() for p in planned.parameters())
     namespace = getattr(build, "__globals__", {})
     original = namespace.get("_where")
-    if original is not None and size < 200 * 2**20:
+    if original is not None:
         namespace["_where"] = lambda module: "meta"
     try:
-        model = build() if size < 200 * 2**20 else planned  # WRONG: real weights whenever they fit
+        model = build()  # WRONG: real weights, on the CPU
     finally:
         if original is not None:
             namespace["_where"] = original
