@@ -16,8 +16,8 @@ from judge.checker import events as checker_events
 from judge.decide import CheckerLog, decide, only_skipped_tiers
 from judge.errors import CannotJudgeHere
 from judge.events import CaseFinished, CaseStarted, Collected, Done, EventSink
-from judge.jobs import CheckerPayload
 from judge.i18n import Text
+from judge.jobs import CheckerPayload
 from judge.models import CaseResult, Mode, Report, Verdict
 from judge.problems import Problem
 from judge.runners import Runner, WorkerLaunch, hostfault

@@ -18,8 +18,6 @@ Probes are not secret: reading them shows exactly how your code is exercised, an
 import functools
 import types
 
-import torch
-
 # ---------------------------------------------------------------- the model families
 # Handed to learner code (build() returns these modules, and build is a partial of build_module), so they live
 # in a module of their own that holds nothing a probe relies on: a function's or a method's __globals__ reaches
