@@ -10,6 +10,7 @@ from pathlib import Path
 
 from judge.i18n import LANGS, Text
 from judge.models import Outcome, Report, Verdict
+from judge.probe_rules import check_probes_file
 from judge.problems import Problem
 from judge.prompt_markdown import unrendered
 
@@ -142,6 +143,13 @@ def static_checks(problem: Problem) -> Iterator[Check]:
         if path.is_file():
             broken = unrendered(path.read_text(encoding="utf-8"))
             yield Check(f"prompt.{lang}.md renders whole (as the page renders it)", not broken, 0.0, _listed(broken))
+    decides = check_probes_file(problem.root / "tests" / "probes.py")
+    yield Check(
+        "probes observe, the checker decides (no opcheck, gradcheck, torch.testing, allclose or equal in probes.py)",
+        not decides,
+        0.0,
+        _listed([str(f) for f in decides]) + (" — compare in conftest.py instead (docs/authoring.en.md)" if decides else ""),
+    )
     started = time.monotonic()
     try:
         wrong = problem.wrong_solutions()
