@@ -143,12 +143,13 @@ def static_checks(problem: Problem) -> Iterator[Check]:
         if path.is_file():
             broken = unrendered(path.read_text(encoding="utf-8"))
             yield Check(f"prompt.{lang}.md renders whole (as the page renders it)", not broken, 0.0, _listed(broken))
-    decides = check_probes_file(problem.root / "tests" / "probes.py")
+    decides = [str(f) for f in check_probes_file(problem.root / "tests" / "probes.py")]
+    where = " — compare in conftest.py instead (docs/authoring.en.md)" if decides else ""
     yield Check(
         "probes observe, the checker decides (no opcheck, gradcheck, torch.testing, allclose or equal in probes.py)",
         not decides,
         0.0,
-        _listed([str(f) for f in decides]) + (" — compare in conftest.py instead (docs/authoring.en.md)" if decides else ""),
+        _listed(decides) + where,
     )
     started = time.monotonic()
     try:
