@@ -34,14 +34,14 @@ from deadline_sim import print_table
 
 from judge import Judge
 from judge.models import Report
+from judge.queue.dispatcher import CeleryDispatcher
+from judge.queue.names import WORKER
+from judge.queue.store import SqlStore, Submission, now
 from judge.settings import Settings
 from tests.scale.processes import judge_cli, worker
 from tests.scale.servers import postgres_server, redis_server
 from web.config import WebSettings
-from web.queue.dispatcher import CeleryDispatcher
-from web.queue.names import WORKER
 from web.service import WebService
-from web.store import SqlStore, Submission, now
 
 FIXTURES = REPO / "tests" / "fixtures" / "problems"
 CODES = ["def add(a, b):\n    return a + b\n", "def add(a, b):\n    return a - b\n"]  # 900: accepted, wrong

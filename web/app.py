@@ -15,6 +15,7 @@ from fastapi.staticfiles import StaticFiles
 
 from judge.errors import JudgeError
 from judge.i18n import Lang
+from judge.queue.store import SqlStore, Store
 from judge.textsafe import valid
 from web import api, ops, pages, stream
 from web.broadcast import Broadcast
@@ -23,7 +24,6 @@ from web.dispatch import Dispatcher
 from web.judgelike import JudgeLike
 from web.middleware import WebMiddleware
 from web.service import WebService
-from web.store import SqlStore, Store
 
 if TYPE_CHECKING:
     from judge import Judge
@@ -73,9 +73,9 @@ def _service(
         return WebService(settings, core, store, dispatcher), []
     import redis  # noqa: PLC0415 - only with a queue
 
-    from web.queue.dispatcher import CeleryDispatcher  # noqa: PLC0415
-    from web.queue.relay import event_listener  # noqa: PLC0415
-    from web.queue.tally import RedisTally  # noqa: PLC0415
+    from judge.queue.dispatcher import CeleryDispatcher  # noqa: PLC0415
+    from judge.queue.relay import event_listener  # noqa: PLC0415
+    from judge.queue.tally import RedisTally  # noqa: PLC0415
 
     store = store or SqlStore(settings.database())
     queue = CeleryDispatcher(settings, store, core)

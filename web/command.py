@@ -12,9 +12,9 @@ if TYPE_CHECKING:
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn  # noqa: PLC0415 - heavy: only when serving
 
+    from judge.queue.store import Unmigrated, make_engine, require_migrated  # noqa: PLC0415
     from web.app import create_app  # noqa: PLC0415
     from web.config import WebSettings  # noqa: PLC0415
-    from web.store import Unmigrated, make_engine, require_migrated  # noqa: PLC0415
 
     url = WebSettings().database()
     if not url.startswith("sqlite"):  # only the SQLite default migrates itself: refuse before listening

@@ -1,4 +1,4 @@
-"""Dispatch seam: the Dispatcher protocol and the in-process pool (web.queue.dispatcher is the Celery backend)."""
+"""Dispatch seam: the Dispatcher protocol and the in-process pool (judge.queue.dispatcher is the Celery backend)."""
 
 from __future__ import annotations
 

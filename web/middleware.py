@@ -128,9 +128,7 @@ def unencodable(body: bytes) -> str | None:
     out as JSON: refused here, with 422, before any route or error message handles them. A body that is not
     JSON at all is left to the route (FastAPI answers 422 for it)."""
     try:
-        data = json.loads(
-            body, parse_constant=_refuse_constant, parse_float=_finite, object_pairs_hook=_bounded_object
-        )
+        data = json.loads(body, parse_constant=_refuse_constant, parse_float=_finite, object_pairs_hook=_bounded_object)
     except NotJsonNumber as exc:
         return f"the body holds {exc}"
     except TooManyValues as exc:

@@ -12,7 +12,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from prometheus_client.core import CollectorRegistry, CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
 from prometheus_client.registry import Collector
 
-from web.queue.tally import BUCKETS
+from judge.queue.tally import BUCKETS
 
 router = APIRouter()
 
@@ -33,7 +33,7 @@ def health_of(service: Any) -> dict[str, str]:
         return checks
     checks["broker"] = _check(dispatcher.ping)
     if checks["broker"] == "ok":
-        from web.queue.registry import live_workers  # noqa: PLC0415
+        from judge.queue.registry import live_workers  # noqa: PLC0415
 
         try:
             queues = {w.queue for w in live_workers(dispatcher.redis)}

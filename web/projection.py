@@ -6,8 +6,8 @@ from typing import Any
 
 from judge.i18n import Lang
 from judge.models import Report
+from judge.queue.store import StoredEvent, Submission
 from web.schemas import HistoryEntry, SubmissionOut
-from web.store import StoredEvent, Submission
 
 
 def submission_out(sub: Submission, lang: Lang) -> SubmissionOut:

@@ -8,7 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from judge.i18n import Lang
 from judge.models import Limits, Mode, PublicReport, Titles
-from web.store import QueueStatus
+from judge.queue.store import QueueStatus
 
 
 class ProblemSummary(BaseModel):

@@ -11,14 +11,14 @@ from judge.catalog import say
 from judge.errors import JudgeError
 from judge.models import Mode
 from judge.problems import Problem
+from judge.queue.judging import judge_submission
+from judge.queue.store import Limits, SqlStore, Store, Submission, now
+from judge.queue.tally import LocalTally, Tally
 from judge.source import check_source
 from web.broadcast import Broadcast
 from web.config import WebSettings
 from web.dispatch import Dispatcher, LocalPool
 from web.judgelike import JudgeLike
-from web.judging import judge_submission
-from web.queue.tally import LocalTally, Tally
-from web.store import Limits, SqlStore, Store, Submission, now
 
 
 class TooLarge(JudgeError):

@@ -87,8 +87,8 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
 def _grade(args: argparse.Namespace, settings: Settings) -> int:
     from judge.batch.grade import grade_class  # noqa: PLC0415
 
-    if args.queue:  # the same judgements, sent to `judge worker`s (web/queue imported lazily, like `judge serve`)
-        from web.queue.grading import queue_judge  # noqa: PLC0415
+    if args.queue:  # the same judgements, sent to `judge worker`s (judge/queue imported lazily, like `judge serve`)
+        from judge.queue.grading import queue_judge  # noqa: PLC0415
 
         judge = queue_judge(settings)
         if judge is None:

@@ -45,6 +45,7 @@ WORKER_PRELOAD = [
     "judge.channel",
     "judge.worker.main",
     "judge.worker.observe",
+    "judge.worker.opobserve",  # what probes observe for opcheck (judge/checker/opchecks.py decides)
 ]  # one preload list for every worker zygote, local or in a container
 
 

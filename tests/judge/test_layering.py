@@ -1,6 +1,8 @@
 """Dependencies point one way (web -> judge -> sandbox), importing the core stays light, and the import graph
-of judge/, sandbox/ and web/, read with ast, has the same shape: the library never reaches into its front ends
-(judge.cli, judge.batch, judge.image), and no modules import each other, directly or around a circle."""
+of judge/, sandbox/ and web/, read with ast, has the same shape: no import runs back up (not even inside a
+function), the library never reaches into its front ends (judge.cli, judge.batch, judge.image), the queue
+(judge.queue) sits below the web service and `judge grade --queue`, and no modules import each other, directly
+or around a circle."""
 
 from __future__ import annotations
 
@@ -112,20 +114,22 @@ def test_the_scan_sees_the_tree():
 ORDER = {"sandbox": 0, "judge": 1, "web": 2}
 
 
-def _allowed_upward(module: str, target: str, at_load: bool) -> bool:
-    """A sub-command of the judge's command line may start the web package's own code when it runs (`judge
-    serve`, `judge batch --queue`): a front end importing web inside its handler, never at load."""
-    return _is_front_end(module) and _top(target) == "web" and not at_load
-
-
 @pytest.mark.parametrize("module", sorted(GRAPH))
 def test_arrows_point_web_to_judge_to_sandbox(module: str):
-    upward = [
-        t
-        for t, at_load in GRAPH[module].items()
-        if ORDER[_top(t)] > ORDER[_top(module)] and not _allowed_upward(module, t, at_load)
-    ]
+    """No import runs back up, not even one inside a function: the queue that `judge grade --queue` and the web
+    service share lives below both (judge.queue); `judge serve` reaches the web package only by the name its
+    sub-command registry loads (judge.cli.subcommands.EXTENSIONS), never by an import of the judge's."""
+    upward = [t for t in GRAPH[module] if ORDER[_top(t)] > ORDER[_top(module)]]
     assert not upward, f"{module} imports {upward}: arrows point web -> judge -> sandbox only"
+
+
+def test_the_queue_is_below_its_front_ends():
+    queue = {m for m in GRAPH if m == "judge.queue" or m.startswith("judge.queue.")}
+    assert {"judge.queue.store", "judge.queue.worker", "judge.queue.dispatcher", "judge.queue.celery_app"} <= queue
+    for module in queue:
+        assert not [t for t in GRAPH[module] if _top(t) == "web" or _is_front_end(t)], module
+    assert "judge.queue.grading" in GRAPH["judge.batch.command"]  # `judge grade --queue`, a downward arrow now
+    assert "judge.queue.store" in GRAPH["web.service"]
 
 
 @pytest.mark.parametrize("module", sorted(m for m in GRAPH if _top(m) == "judge" and not _is_front_end(m)))
@@ -188,3 +192,9 @@ def _package_edges(module: str) -> set[str]:
 def test_no_import_circle():
     graph = {module: _package_edges(module) for module in GRAPH}
     assert circles(graph) == []
+
+
+def test_no_import_circle_even_through_imports_inside_functions():
+    """An import inside a function closes a circle as surely as one at load (the queue's Celery app once imported
+    its worker to run a task; the worker sets the task's runner instead)."""
+    assert circles({module: set(GRAPH[module]) for module in GRAPH}) == []

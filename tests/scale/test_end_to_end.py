@@ -19,10 +19,10 @@ import pytest
 import redis
 
 from judge.cli.server_client import sse_events
+from judge.queue.names import WORKER
+from judge.queue.store import SqlStore
 from tests.conftest import FIXTURE_PROBLEMS
 from tests.scale.processes import Web, judge_cli, worker
-from web.queue.names import WORKER
-from web.store import SqlStore
 
 pytestmark = pytest.mark.slow
 

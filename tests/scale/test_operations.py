@@ -8,14 +8,14 @@ import redis
 from fastapi.testclient import TestClient
 
 from judge.problems import ProblemSet
+from judge.queue.dispatcher import CeleryDispatcher
+from judge.queue.names import CPU, GPU, WORKER
+from judge.queue.store import SqlStore
 from judge.settings import REPO_ROOT
 from tests.scale.servers import free_port
 from tests.web.test_limits import GatedJudge
 from web.app import create_app
 from web.config import WebSettings
-from web.queue.dispatcher import CeleryDispatcher
-from web.queue.names import CPU, GPU, WORKER
-from web.store import SqlStore
 
 
 def client_for(tmp_path, **settings) -> TestClient:
@@ -92,9 +92,9 @@ def test_gpu_problems_go_to_the_gpu_queue_only_while_a_gpu_worker_is_registered(
 
 
 def test_a_gpu_worker_whose_canary_fails_takes_no_task(monkeypatch):
+    from judge.queue import worker
     from judge.runners import canary, plan
     from judge.settings import Settings
-    from web.queue import worker
 
     class FakeJudge:
         settings = Settings(gpu_runner="local")
@@ -120,9 +120,9 @@ def test_a_gpu_worker_whose_canary_fails_takes_no_task(monkeypatch):
 
 
 def test_the_celery_contract_late_acks_prefetch_one_and_the_visibility_timeout():
-    from web.queue.celery_app import make_celery
-    from web.queue.limits import visibility_timeout_s
-    from web.queue.names import TASK
+    from judge.queue.celery_app import make_celery
+    from judge.queue.limits import visibility_timeout_s
+    from judge.queue.names import TASK
 
     problems = ProblemSet(REPO_ROOT / "problems").all()
     settings = WebSettings(queue_url="redis://127.0.0.1:1/0")
@@ -139,8 +139,8 @@ def test_the_celery_contract_late_acks_prefetch_one_and_the_visibility_timeout()
 
 
 def test_judge_status_shows_depths_workers_gpu_slots_and_the_oldest_waiting(tmp_path, redis_url):
-    from web.queue.status import gather, render
-    from web.store import Limits, Submission, now
+    from judge.queue.status import gather, render
+    from judge.queue.store import Limits, Submission, now
 
     class Problems:
         problem_set = ProblemSet(REPO_ROOT / "problems")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pytest
 
 from judge.models import Verdict
+from judge.queue.grading import QueueJudge
 from judge.settings import Settings
 from tests.conftest import FIXTURE_PROBLEMS
 from web.config import WebSettings
-from web.queue.grading import QueueJudge
 
 
 @pytest.mark.timeout(60)  # it used to poll forever

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from web.store import Limits, SqlStore, Submission, now, require_migrated
+from judge.queue.store import Limits, SqlStore, Submission, now, require_migrated
 
 LIMITS = Limits(queue=100, learner=100, address=100)
 
@@ -246,7 +246,7 @@ def test_admission_limits_queue_learner_and_address(fresh_store):
 
 
 def test_a_database_left_unmigrated_is_refused_with_the_command(postgres_url):
-    from web.store import Unmigrated, make_engine
+    from judge.queue.store import Unmigrated, make_engine
 
     with pytest.raises(Unmigrated, match="judge db upgrade"):
         SqlStore(postgres_url)
@@ -283,10 +283,10 @@ def test_the_reaper_resends_what_neither_broker_nor_worker_holds(tmp_path):
     from sqlalchemy import update
 
     from judge.problems import ProblemSet
+    from judge.queue.reaper import reap
+    from judge.queue.tables import SubmissionRow
     from tests.conftest import FIXTURE_PROBLEMS
     from web.config import WebSettings
-    from web.queue.reaper import reap
-    from web.tables import SubmissionRow
 
     class Problems:
         problem_set = ProblemSet(FIXTURE_PROBLEMS)

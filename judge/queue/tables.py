@@ -1,4 +1,4 @@
-"""Database tables of the web service (SQLAlchemy 2 declarative); migrations live in web/migrations."""
+"""Database tables of the web service (SQLAlchemy 2 declarative); migrations live in judge/queue/migrations."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
-"""Alembic environment: runs on the connection web.store hands over (or on the configured URL)."""
+"""Alembic environment: runs on the connection judge.queue.store hands over (or on the configured URL)."""
 
 from alembic import context
 from sqlalchemy import engine_from_config, pool
 
-from web.tables import Base
+from judge.queue.tables import Base
 
 config = context.config
 target_metadata = Base.metadata

@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
-from web.config import WebSettings
-from web.queue.limits import hard_limit_s
-from web.store import Store, Submission, now
+from judge.queue.limits import hard_limit_s
+from judge.queue.settings import QueueSettings
+from judge.queue.store import Store, Submission, now
 
 log = logging.getLogger("web.queue.reaper")
 EVERY_S = 15.0
@@ -24,7 +24,7 @@ class Overdue:
     unsent: list[str]
 
 
-def overdue(store: Store, settings: WebSettings, judge: Any, visibility_timeout_s: float) -> Overdue:
+def overdue(store: Store, settings: QueueSettings, judge: Any, visibility_timeout_s: float) -> Overdue:
     moment = now()
     shortest = min((hard_limit_s(settings, p) for p in judge.problems()), default=settings.hard_limit_s(60))
     stuck = []
@@ -39,7 +39,7 @@ def overdue(store: Store, settings: WebSettings, judge: Any, visibility_timeout_
     return Overdue(stuck, store.undispatched(moment - timedelta(seconds=UNSENT_AFTER_S)))
 
 
-def reap(store: Store, dispatcher: Any, settings: WebSettings, judge: Any) -> int:
+def reap(store: Store, dispatcher: Any, settings: QueueSettings, judge: Any) -> int:
     found = overdue(store, settings, judge, dispatcher.visibility_timeout_s)
     count = 0
     for submission in found.stuck:
@@ -55,7 +55,7 @@ def reap(store: Store, dispatcher: Any, settings: WebSettings, judge: Any) -> in
 
 
 class Reaper:
-    def __init__(self, store: Store, dispatcher: Any, settings: WebSettings, judge: Any):
+    def __init__(self, store: Store, dispatcher: Any, settings: QueueSettings, judge: Any):
         self.args = (store, dispatcher, settings, judge)
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, name="reaper", daemon=True)

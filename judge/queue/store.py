@@ -30,7 +30,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from judge.errors import JudgeError
 from judge.models import Mode
-from web.tables import AdmissionRow, EventRow, SubmissionRow
+from judge.queue.tables import AdmissionRow, EventRow, SubmissionRow
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # Where a submission is in the queue: the one list the store, the API's bodies and the page share.
@@ -184,7 +184,7 @@ def migrate(engine: Engine) -> None:
 
 
 def revisions(engine: Engine) -> tuple[str | None, str | None]:
-    """(the database's revision, the newest one in web/migrations)."""
+    """(the database's revision, the newest one in judge/queue/migrations)."""
     head = ScriptDirectory.from_config(_config()).get_current_head()
     with engine.connect() as connection:
         current = MigrationContext.configure(connection).get_current_revision()

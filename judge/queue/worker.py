@@ -13,17 +13,17 @@ from typing import Any
 import redis
 
 from judge.models import Report, Verdict
-from web.config import WebSettings
-from web.judging import internal_error, judge_submission
-from web.queue.celery_app import send
-from web.queue.dispatcher import CeleryDispatcher
-from web.queue.limits import hard_limit_s
-from web.queue.names import GPU
-from web.queue.reaper import Reaper
-from web.queue.registry import TTL_S, Heartbeat, alive
-from web.queue.relay import cancel_listener, publish_event
-from web.queue.tally import RedisTally
-from web.store import SqlStore, Store, Submission, Unmigrated, now
+from judge.queue.celery_app import send, serve_tasks
+from judge.queue.dispatcher import CeleryDispatcher
+from judge.queue.judging import internal_error, judge_submission
+from judge.queue.limits import hard_limit_s
+from judge.queue.names import GPU
+from judge.queue.reaper import Reaper
+from judge.queue.registry import TTL_S, Heartbeat, alive
+from judge.queue.relay import cancel_listener, publish_event
+from judge.queue.settings import QueueSettings
+from judge.queue.store import SqlStore, Store, Submission, Unmigrated, now
+from judge.queue.tally import RedisTally
 
 log = logging.getLogger("web.queue.worker")
 _CURRENT: WorkerRuntime | None = None
@@ -54,7 +54,7 @@ class WorkerRuntime:
 
     def __init__(
         self,
-        settings: WebSettings,
+        settings: QueueSettings,
         store: Store,
         judge: Any,
         client: redis.Redis,
@@ -181,7 +181,7 @@ def run_worker(queue: str, concurrency: int, name: str | None = None, log_level:
     from judge.service import Judge  # noqa: PLC0415 - heavy
 
     global _CURRENT
-    settings = WebSettings()
+    settings = QueueSettings()
     if not settings.queue_url:
         print("judge worker: PRACTICE_QUEUE_URL is not set (for example redis://localhost:6379/0)", flush=True)
         return 2
@@ -206,6 +206,7 @@ def run_worker(queue: str, concurrency: int, name: str | None = None, log_level:
     client = redis.Redis.from_url(settings.queue_url, socket_timeout=10)
     dispatcher = CeleryDispatcher(settings, store, judge)
     runtime = _CURRENT = WorkerRuntime(settings, store, judge, client, name, queue, dispatcher)
+    serve_tasks(runtime.run)
 
     def state() -> dict[str, Any]:
         return {
@@ -241,4 +242,5 @@ def run_worker(queue: str, concurrency: int, name: str | None = None, log_level:
         dispatcher.close()
         judge.close()
         store.close()
+        serve_tasks(None)
         _CURRENT = None

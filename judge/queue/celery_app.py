@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from celery import Celery
 
-from web.config import WebSettings
-from web.queue.names import CPU, TASK
+from judge.queue.names import CPU, TASK
+from judge.queue.settings import QueueSettings
 
 
-def make_celery(settings: WebSettings, visibility_timeout_s: float) -> Celery:
+def make_celery(settings: QueueSettings, visibility_timeout_s: float) -> Celery:
     if not settings.queue_url:
         raise ValueError("PRACTICE_QUEUE_URL is not set")
     app = Celery("practice_judge", broker=settings.queue_url, set_as_current=False)
@@ -34,16 +35,27 @@ def make_celery(settings: WebSettings, visibility_timeout_s: float) -> Celery:
     return app
 
 
-def _judge_submission(submission_id: str) -> None:
-    """The task: judge one stored submission by id, in the worker's warm runtime (web.queue.worker)."""
-    from web.queue.worker import current  # noqa: PLC0415 - only workers run tasks
+# What runs a task: set by `judge worker` (judge.queue.worker) while it consumes, so that this module, which both
+# the web processes and the workers import, imports nothing of the worker's (no circle between the two).
+_RUNNER: Callable[[str], None] | None = None
 
-    current().run(submission_id)
+
+def serve_tasks(runner: Callable[[str], None] | None) -> None:
+    """Judge this process's tasks with `runner` (the worker's runtime), or stop (None)."""
+    global _RUNNER
+    _RUNNER = runner
+
+
+def _judge_submission(submission_id: str) -> None:
+    """The task: judge one stored submission by id, in the worker's warm runtime (judge.queue.worker)."""
+    if _RUNNER is None:
+        raise RuntimeError("judge_submission runs only inside `judge worker`")
+    _RUNNER(submission_id)
 
 
 def send(app: Celery, submission_id: str, queue: str, hard_limit_s: float, countdown: float | None = None) -> Any:
     # task_id = the submission id: revoke(id) reaches it wherever it waits. time_limit is Celery's hard limit
-    # for prefork pools; the threads pool the workers use enforces the same limit itself (web.queue.worker).
+    # for prefork pools; the threads pool the workers use enforces the same limit itself (judge.queue.worker).
     return app.send_task(
         TASK,
         args=[submission_id],

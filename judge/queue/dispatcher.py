@@ -8,13 +8,13 @@ from typing import Any
 import redis
 from kombu.exceptions import KombuError
 
-from web.config import WebSettings
-from web.queue.celery_app import make_celery, send
-from web.queue.limits import hard_limit_s, visibility_timeout_s
-from web.queue.names import CPU, GPU
-from web.queue.registry import has_gpu_worker
-from web.queue.relay import publish_cancel
-from web.store import Store
+from judge.queue.celery_app import make_celery, send
+from judge.queue.limits import hard_limit_s, visibility_timeout_s
+from judge.queue.names import CPU, GPU
+from judge.queue.registry import has_gpu_worker
+from judge.queue.relay import publish_cancel
+from judge.queue.settings import QueueSettings
+from judge.queue.store import Store
 
 log = logging.getLogger("web.queue")
 
@@ -22,7 +22,7 @@ log = logging.getLogger("web.queue")
 class CeleryDispatcher:
     """judge: for the problems (device, limits); nothing is judged in this process."""
 
-    def __init__(self, settings: WebSettings, store: Store, judge: Any):
+    def __init__(self, settings: QueueSettings, store: Store, judge: Any):
         assert settings.queue_url
         self.settings, self.store, self.judge = settings, store, judge
         self.visibility_timeout_s = visibility_timeout_s(settings, judge.problems())
@@ -38,7 +38,7 @@ class CeleryDispatcher:
 
     def submit(self, submission_id: str) -> None:
         """Send a stored submission. If the broker is away it stays stored and unsent: the 202 still holds,
-        and a worker's reaper sends it once the broker is back (web.queue.reaper)."""
+        and a worker's reaper sends it once the broker is back (judge.queue.reaper)."""
         submission = self.store.get(submission_id)
         if submission is None:
             return

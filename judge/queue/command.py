@@ -15,16 +15,16 @@ def _positive(text: str) -> int:
 
 
 def _worker(args: Any, settings: Any) -> int:
-    from web.queue.worker import run_worker  # noqa: PLC0415 - heavy: celery, the judge
+    from judge.queue.worker import run_worker  # noqa: PLC0415 - heavy: celery, the judge
 
     return run_worker(args.queue, args.concurrency, args.name, args.log_level)
 
 
 def _db_upgrade(args: Any, settings: Any) -> int:
-    from web.config import WebSettings  # noqa: PLC0415
-    from web.store import make_engine, migrate, revisions  # noqa: PLC0415
+    from judge.queue.settings import QueueSettings  # noqa: PLC0415
+    from judge.queue.store import make_engine, migrate, revisions  # noqa: PLC0415
 
-    url = WebSettings().database()
+    url = QueueSettings().database()
     engine = make_engine(url)
     try:
         before, _ = revisions(engine)
@@ -38,8 +38,8 @@ def _db_upgrade(args: Any, settings: Any) -> int:
 
 def _status(args: Any, settings: Any) -> int:
     from judge.problems import ProblemSet  # noqa: PLC0415
-    from web.config import WebSettings  # noqa: PLC0415
-    from web.queue.status import gather, render  # noqa: PLC0415
+    from judge.queue.settings import QueueSettings  # noqa: PLC0415
+    from judge.queue.status import gather, render  # noqa: PLC0415
 
     class Problems:  # the reaper's view of the judge: problems and their limits, no zygotes
         def __init__(self) -> None:
@@ -51,7 +51,7 @@ def _status(args: Any, settings: Any) -> int:
         def problem(self, problem_id: str) -> Any:
             return self.set.get(problem_id)
 
-    info = gather(WebSettings(), Problems())
+    info = gather(QueueSettings(), Problems())
     print(json.dumps(info, indent=2, default=str) if args.json else render(info))
     return 0
 

@@ -11,7 +11,7 @@ from judge import models
 from judge.errors import JudgeError
 from judge.events import CaseFinished, CaseStarted, Collected, Event, EventSink
 from judge.models import Mode, Report
-from web.store import Store, Submission, Takeover
+from judge.queue.store import Store, Submission, Takeover
 
 log = logging.getLogger("web.judging")
 Notify = Callable[[str], None]
@@ -55,7 +55,7 @@ def judge_submission(
     With `cancel` (set when the learner cancels), grade(submission, on_event, cancel) stops early; the store
     already says `cancelled`, so whatever report comes back is dropped by finish().
     worker, takeover: a queue worker's name, and whether it may judge again what a dead worker left running
-    (web.store's state machine). Returns the report if this call stored it."""
+    (judge.queue.store's state machine). Returns the report if this call stored it."""
     submission = store.start(submission_id, worker, takeover)
     if submission is None:
         return None  # judged already (a duplicate dispatch after a restart), or cancelled while queued

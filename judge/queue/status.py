@@ -7,15 +7,15 @@ from typing import Any
 
 import redis
 
-from web.config import WebSettings
-from web.queue.limits import visibility_timeout_s
-from web.queue.names import QUEUES
-from web.queue.reaper import overdue
-from web.queue.registry import live_workers
-from web.store import SqlStore, now
+from judge.queue.limits import visibility_timeout_s
+from judge.queue.names import QUEUES
+from judge.queue.reaper import overdue
+from judge.queue.registry import live_workers
+from judge.queue.settings import QueueSettings
+from judge.queue.store import SqlStore, now
 
 
-def gather(settings: WebSettings, judge: Any) -> dict[str, Any]:
+def gather(settings: QueueSettings, judge: Any) -> dict[str, Any]:
     store = SqlStore(settings.database())
     try:
         counts = store.counts()

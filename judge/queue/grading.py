@@ -8,12 +8,12 @@ from typing import Any
 
 from judge.models import Mode, Report, internal_error
 from judge.problems import ProblemSet
+from judge.queue.dispatcher import CeleryDispatcher
+from judge.queue.settings import QueueSettings
+from judge.queue.store import FINISHED, SqlStore, Submission, now
 from judge.settings import Settings
 from judge.source import check_source
 from judge.versions import judge_versions
-from web.config import WebSettings
-from web.queue.dispatcher import CeleryDispatcher
-from web.store import FINISHED, SqlStore, Submission, now
 
 BATCH_LEARNER = "batch"
 POLL_S = 0.5
@@ -22,7 +22,7 @@ POLL_S = 0.5
 class QueueJudge:
     """Judge-like for judge.batch: problems from the local folder, judgements on the workers, the same reports."""
 
-    def __init__(self, settings: Settings, web: WebSettings):
+    def __init__(self, settings: Settings, web: QueueSettings):
         self.settings = settings
         self.problem_set = ProblemSet(settings.problems_dir)
         self.store = SqlStore(web.database())
@@ -78,5 +78,5 @@ class QueueJudge:
 
 def queue_judge(settings: Settings) -> QueueJudge | None:
     """None when PRACTICE_QUEUE_URL is not set."""
-    web = WebSettings()
+    web = QueueSettings()
     return QueueJudge(settings, web) if web.queue_url else None

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import redis
 
-from web.queue.names import CANCEL, EVENTS
+from judge.queue.names import CANCEL, EVENTS
 
 log = logging.getLogger("web.queue.relay")
 

@@ -10,7 +10,7 @@ from typing import Protocol
 
 import redis
 
-from web.queue.names import TALLY
+from judge.queue.names import TALLY
 
 BUCKETS = (1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0, float("inf"))  # submit -> report, s
 

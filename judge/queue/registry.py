@@ -10,7 +10,7 @@ from typing import Any
 
 import redis
 
-from web.queue.names import GPU, WORKER
+from judge.queue.names import GPU, WORKER
 
 TTL_S = 15
 BEAT_S = 5.0
