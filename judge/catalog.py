@@ -359,6 +359,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Cannot reach the judge server (it stopped, or the network is down).",
     ),
     "page.retry": ("重试", "Retry"),
+    "page.judgeStore": ("它的数据库暂时连不上", "its database is briefly unreachable"),
+    "page.retryingIn": ("{s} 秒后自动重试……", "retrying in {s} s…"),
+    "page.busyRetrying": (
+        "判题服务暂时忙不过来（{what}），{s} 秒后自动重试……",
+        "The judge is busy ({what}); retrying in {s} s…",
+    ),
     "page.importError": ("导入错误", "Import error"),
     "page.publicPassed": ("公开测试通过：现在提交", "Public tests passed: now Submit"),
     "page.publicPassedLead": (
@@ -415,6 +421,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "the code is {size} bytes; exercise {id} accepts at most {limit} bytes",
     ),
     "web.queue_full": ("判题队列已满，请过几秒再试", "the judging queue is full; try again in a few seconds"),
+    "web.unavailable": (
+        "判题服务暂时无法使用（{what}连不上），请过几秒再试",
+        "the judge is briefly unavailable ({what} is unreachable); try again in a few seconds",
+    ),
+    "web.unavailable.database": ("数据库", "its database"),
+    "web.unavailable.queue": ("队列", "its queue"),
+    "web.unavailable.disk": ("磁盘", "its disk"),
     "web.learner_busy": (
         "你已有 {limit} 个提交在等待判题，请先等它们出结果",
         "you already have {limit} submissions waiting; wait for their verdicts first",

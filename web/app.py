@@ -2,19 +2,24 @@
 
 from __future__ import annotations
 
+import errno
 import logging
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
+import redis
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
+from judge.catalog import say
 from judge.errors import JudgeError
 from judge.i18n import Lang
+from judge.queue.outage import OutageLog, broker_unreachable, store_unreachable
 from judge.queue.store import SqlStore, Store
 from judge.textsafe import valid
 from web import api, ops, pages, stream
@@ -30,6 +35,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("web")
 RETRY_AFTER_S = 5
+OUTAGES = OutageLog(log)
 
 
 def error_text(exc: JudgeError, lang: Lang = "en") -> str:
@@ -49,6 +55,29 @@ async def judge_error(request: Request, exc: JudgeError) -> JSONResponse:
 def _safe(value: object) -> str | int:
     """A location part or message as text that encodes: an int as is, anything else valid Unicode, capped."""
     return value if type(value) is int else valid(str(value))[:200]
+
+
+def _outage(exc: BaseException) -> str | None:
+    """What is away when a request meets this error (the database, the broker, the disk), or None: an outage is
+    the service's to wait out, so it answers 503 with Retry-After, never 500."""
+    if store_unreachable(exc):
+        return "its database"
+    if broker_unreachable(exc) or isinstance(exc, redis.RedisError):
+        return "its queue"
+    if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
+        return "its disk"
+    return None
+
+
+async def unavailable(request: Request, exc: Exception) -> JSONResponse:
+    """503 with Retry-After while the store, the broker or the disk is away (one log line per outage)."""
+    what = _outage(exc)
+    if what is None:
+        raise exc
+    OUTAGES.error(what, f"{request.method} {request.url.path}: {type(exc).__name__}")
+    lang = api.reader_lang(request, request.query_params.get("lang"))
+    text = say("web.unavailable", what=say(f"web.unavailable.{what.split()[-1]}"))
+    return JSONResponse({"detail": text.get(lang)}, status_code=503, headers={"Retry-After": str(RETRY_AFTER_S)})
 
 
 async def invalid_request(request: Request, exc: RequestValidationError) -> JSONResponse:
@@ -142,6 +171,8 @@ def create_app(
     # Starlette types a handler as taking any Exception; each of these is registered for its own class only.
     app.add_exception_handler(JudgeError, judge_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, invalid_request)  # type: ignore[arg-type]
+    for outage in (OperationalError, InterfaceError, DBAPIError, redis.RedisError, OSError):
+        app.add_exception_handler(outage, unavailable)
     app.include_router(api.router)
     app.include_router(stream.router)
     app.include_router(pages.router)

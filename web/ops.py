@@ -42,12 +42,29 @@ def health_of(service: Any) -> dict[str, str]:
             checks["workers"] = f"{type(exc).__name__}: {exc}"
     else:
         checks["workers"] = "unknown: the broker is not reachable"
+    checks["submissions"] = (
+        _stranded(service)
+        if checks["database"] == "ok" and checks["broker"] == "ok"
+        else ("unknown: the database or the broker is not reachable")
+    )
     return checks
+
+
+def _stranded(service: Any) -> str:
+    """ok, or the submissions nothing is working on (queued with nothing taking them, held by a dead worker)."""
+    from judge.queue.reaper import stranded  # noqa: PLC0415 - scale-out only
+
+    try:
+        lost = stranded(service.store, service.dispatcher.redis)
+    except Exception as exc:  # noqa: BLE001 - health names what failed, it never fails itself
+        return f"unknown: {type(exc).__name__}: {exc}"[:300]
+    return "ok" if not lost.ids() else f"stranded: {lost.describe()}"[:1000]
 
 
 @router.get(
     "/api/health",
-    description="Each part (database, broker, workers) is `ok` or says why not: 200 when all are ok, else 503.",
+    description="Each part (database, broker, workers, and on a queue: submissions, which names any that nothing is "
+    "working on) is `ok` or says why not: 200 when all are ok, else 503.",
     responses={503: {"description": "Some part is not ok (named in the body)"}},
 )
 async def health(request: Request) -> JSONResponse:
@@ -64,12 +81,29 @@ class ServiceCollector(Collector):
         self.service = service
 
     def collect(self) -> Iterator[Any]:
-        counts = self.service.store.counts()
-        depth = GaugeMetricFamily("practice_queue_depth", "Submissions by state (queued = waiting)", labels=["state"])
-        for state in ("queued", "running"):
-            depth.add_metric([state], counts.by_status.get(state, 0))
-        yield depth
-        snap = self.service.tally.snapshot()
+        """Each family that can still be read: the depth needs only the store, the rest only the tally (Redis on a
+        queue), so one part being away drops only its own families, and `practice_up` says which."""
+        up = GaugeMetricFamily("practice_up", "Whether each part could be read for this scrape", labels=["part"])
+        try:
+            counts = self.service.store.counts()
+        except Exception:  # noqa: BLE001 - the store is away: no depth this scrape
+            up.add_metric(["database"], 0)
+        else:
+            up.add_metric(["database"], 1)
+            depth = GaugeMetricFamily(
+                "practice_queue_depth", "Submissions by state (queued = waiting)", labels=["state"]
+            )
+            for state in ("queued", "running"):
+                depth.add_metric([state], counts.by_status.get(state, 0))
+            yield depth
+        try:
+            snap = self.service.tally.snapshot()
+        except Exception:  # noqa: BLE001 - the tally's Redis is away: no counters this scrape
+            up.add_metric(["tally"], 0)
+            yield up
+            return
+        up.add_metric(["tally"], 1)
+        yield up
         judged = CounterMetricFamily(
             "practice_judgements", "Judgements stored, by verdict and problem", labels=["problem", "verdict"]
         )

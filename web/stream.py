@@ -5,16 +5,19 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 
+import redis
 from anyio import to_thread
 from fastapi import APIRouter, HTTPException, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from judge.i18n import Lang
+from judge.queue.outage import store_unreachable
 from web.api import LangQuery, reader_lang, service
 from web.projection import event_data
 from web.schemas import ErrorOut
 
 router = APIRouter(prefix="/api")
+RECONNECT_MS = 5000  # what a stream cut by an outage tells the client to wait before it reconnects
 POLL_S = 2.0  # the store is the truth; a wake-up only saves waiting for the next poll
 
 
@@ -69,6 +72,13 @@ async def events(submission_id: str, request: Request, lang: Lang | None = LangQ
                     if event.kind in FINAL:
                         return
                 await subscription.wait(POLL_S)
+        except Exception as exc:
+            if not (store_unreachable(exc) or isinstance(exc, redis.RedisError)):
+                raise
+            # The store went away mid-stream (the response has started: no 503 now). Close with a reconnection
+            # delay: the client comes back with Last-Event-ID and gets a 503 with Retry-After until the store is
+            # back, then the rest of the stream; nothing stored is lost, and the report is stored when judged.
+            yield ServerSentEvent(comment="the judge's store is unreachable; reconnect", retry=RECONNECT_MS)
         finally:
             subscription.close()
 

@@ -11,6 +11,7 @@ from judge import models
 from judge.errors import JudgeError
 from judge.events import CaseFinished, CaseStarted, Collected, Event, EventSink
 from judge.models import Mode, Report
+from judge.queue.outage import store_unreachable
 from judge.queue.store import Store, Submission, Takeover
 
 log = logging.getLogger("web.judging")
@@ -64,7 +65,15 @@ def judge_submission(
     def on_event(event: Event) -> None:
         record = event_record(event)
         if record is not None and not (cancel is not None and cancel.is_set()):
-            if store.add_event(submission_id, *record, attempt=submission.attempts) is not None:
+            try:
+                stored = store.add_event(submission_id, *record, attempt=submission.attempts)
+            except Exception as exc:
+                if not store_unreachable(exc):
+                    raise
+                # The store is away mid-judgement: the judgement goes on (a progress event is not the verdict),
+                # and the report is stored when the store is back, or the task goes back to the queue.
+                return
+            if stored is not None:
                 notify(submission_id)
 
     try:

@@ -25,6 +25,7 @@ class WorkerInfo:
     gpu_slots: int
     canary: str
     busy_seconds: float
+    boot: str = ""  # this life of the worker (a restart under the same name has a new one)
 
 
 def live_workers(client: redis.Redis) -> list[WorkerInfo]:
@@ -34,7 +35,8 @@ def live_workers(client: redis.Redis) -> list[WorkerInfo]:
         if raw is None:
             continue
         data = json.loads(raw)
-        workers.append(WorkerInfo(**data))
+        known = {k: v for k, v in data.items() if k in WorkerInfo.__dataclass_fields__}
+        workers.append(WorkerInfo(**known))
     return sorted(workers, key=lambda w: w.name)
 
 

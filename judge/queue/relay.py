@@ -9,8 +9,10 @@ from collections.abc import Callable
 import redis
 
 from judge.queue.names import CANCEL, EVENTS
+from judge.queue.outage import OutageLog
 
 log = logging.getLogger("web.queue.relay")
+OUTAGES = OutageLog(log)  # one line per outage, not one per event (about 80 a submission while Redis was away)
 
 
 def publish_event(client: redis.Redis, submission_id: str) -> None:
@@ -18,7 +20,7 @@ def publish_event(client: redis.Redis, submission_id: str) -> None:
     try:
         client.publish(EVENTS + submission_id, "1")
     except redis.RedisError as exc:
-        log.warning("could not publish an event of %s: %s", submission_id, exc)
+        OUTAGES.error("broker", f"could not publish an event of {submission_id}: {exc}")
 
 
 def publish_cancel(client: redis.Redis, submission_id: str) -> None:
@@ -52,7 +54,7 @@ class Listener:
                     self.on_message(channel[len(EVENTS) :] if channel.startswith(EVENTS) else data)
                 pubsub.close()
             except redis.RedisError as exc:
-                log.warning("pub/sub lost (%s); listening again in 1 s", exc)
+                OUTAGES.error("pub/sub", f"lost ({exc}); listening again every second")
                 self._stop.wait(1.0)
 
     def stop(self) -> None:

@@ -1,4 +1,5 @@
-"""`judge status`: queue depths, live workers and their queues, GPU slots, the oldest waiting submission."""
+"""`judge status`: queue depths, live workers and their queues, GPU slots, the oldest waiting submission, and what
+is stranded (queued with nothing taking it, or held by a worker that is gone)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import redis
 
 from judge.queue.limits import visibility_timeout_s
 from judge.queue.names import QUEUES
-from judge.queue.reaper import overdue
+from judge.queue.reaper import WAITING_S, overdue, stranded
 from judge.queue.registry import live_workers
 from judge.queue.settings import QueueSettings
 from judge.queue.store import SqlStore, now
@@ -31,6 +32,8 @@ def gather(settings: QueueSettings, judge: Any) -> dict[str, Any]:
             out["gpu_slots"] = sum(w.gpu_slots for w in workers)
             found = overdue(store, settings, judge, visibility_timeout_s(settings, judge.problems()))
             out["overdue"] = {"stuck_running": [s.id for s in found.stuck], "never_sent": found.unsent}
+            lost = stranded(store, client)
+            out["stranded"] = {"waiting": lost.waiting, "held_by_dead": lost.held_by_dead}
             client.close()
         return out
     finally:
@@ -55,6 +58,14 @@ def render(info: dict[str, Any]) -> str:
             f"  {w['name']}: queue {w['queue']}, {w['busy']}/{w['concurrency']} busy, "
             f"{w['busy_seconds']:.0f} s judged, canary: {w['canary']}"
         )
+    lost = info["stranded"]
+    lines.append(
+        f"stranded, queued over {WAITING_S:.0f} s with nothing taking them (the reaper sends again): "
+        f"{lost['waiting'] or 'none'}"
+    )
+    lines.append(
+        f"stranded, running on a worker that is gone (the reaper takes back): {lost['held_by_dead'] or 'none'}"
+    )
     stuck, unsent = info["overdue"]["stuck_running"], info["overdue"]["never_sent"]
     lines.append(f"running past hard limit + visibility timeout (the reaper re-dispatches): {stuck or 'none'}")
     lines.append(f"stored but never sent (the reaper sends): {unsent or 'none'}")

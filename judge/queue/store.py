@@ -126,6 +126,8 @@ class Store(Protocol):
     def counts(self) -> Counts: ...
     def running_since(self, before: datetime) -> list[Submission]: ...
     def undispatched(self, before: datetime) -> list[str]: ...
+    def running_held_by(self, worker: str) -> list[Submission]: ...
+    def waiting_since(self, before: datetime) -> list[str]: ...
     def ping(self) -> None: ...
     def close(self) -> None: ...
 
@@ -326,6 +328,29 @@ class SqlStore:
                 select(SubmissionRow).where(SubmissionRow.status == "running", SubmissionRow.started_at < before)
             )
             return [_row(r) for r in rows]
+
+    def running_held_by(self, worker: str) -> list[Submission]:
+        """Submissions running under a worker's name (its earlier life's, when that worker starts again)."""
+        with self.session() as s:
+            rows = s.scalars(
+                select(SubmissionRow).where(SubmissionRow.status == "running", SubmissionRow.worker == worker)
+            )
+            return [_row(r) for r in rows]
+
+    def waiting_since(self, before: datetime) -> list[str]:
+        """Queued, and last handed to the queue (or stored, if never handed) before `before`: sent or not, nothing
+        took them since. A message the broker lost, or never got, leaves exactly such a row."""
+        with self.session() as s:
+            return list(
+                s.scalars(
+                    select(SubmissionRow.id)
+                    .where(
+                        SubmissionRow.status == "queued",
+                        func.coalesce(SubmissionRow.dispatched_at, SubmissionRow.created_at) < before,
+                    )
+                    .order_by(SubmissionRow.created_at)
+                )
+            )
 
     def undispatched(self, before: datetime) -> list[str]:
         """Queued before `before` and never handed to the queue (the web process died between store and send)."""

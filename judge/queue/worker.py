@@ -7,17 +7,22 @@ import os
 import socket
 import threading
 import time
+import uuid
 from datetime import timedelta
 from typing import Any
 
 import redis
+from celery.exceptions import Reject
+from celery.signals import worker_shutting_down
+from celery.worker import state as worker_state
 
 from judge.models import Report, Verdict
 from judge.queue.celery_app import send, serve_tasks
 from judge.queue.dispatcher import CeleryDispatcher
 from judge.queue.judging import internal_error, judge_submission
 from judge.queue.limits import hard_limit_s
-from judge.queue.names import GPU
+from judge.queue.names import GPU, WORKER
+from judge.queue.outage import STORE_WAIT_S, OutageLog, store_unreachable, wait_until
 from judge.queue.reaper import Reaper
 from judge.queue.registry import TTL_S, Heartbeat, alive
 from judge.queue.relay import cancel_listener, publish_event
@@ -65,6 +70,7 @@ class WorkerRuntime:
         self.settings, self.store, self.judge, self.dispatcher = settings, store, judge, dispatcher
         self.redis, self.name, self.queue = client, name, queue
         self.tally = RedisTally(client, name)
+        self.outages = OutageLog(log)
         self._running: dict[str, threading.Event] = {}
         self._lock = threading.Lock()
         self.busy_seconds = 0.0
@@ -72,6 +78,10 @@ class WorkerRuntime:
     def busy(self) -> int:
         with self._lock:
             return len(self._running)
+
+    def running_ids(self) -> frozenset[str]:
+        with self._lock:
+            return frozenset(self._running)
 
     def on_cancel(self, submission_id: str) -> None:
         with self._lock:
@@ -102,12 +112,27 @@ class WorkerRuntime:
         return report
 
     def run(self, submission_id: str) -> None:
+        """Judge one task to its one stored report. While the store is away the task waits here (so this slot takes
+        no other task and the worker does not spin through the queue), then goes back to the queue whole
+        (Reject(requeue=True): Redis puts it back at the head, an AMQP broker requeues it), never deleted."""
+        try:
+            self._run(submission_id)
+        except Exception as exc:
+            if not store_unreachable(exc):
+                raise
+            self.outages.error("store", f"unreachable while judging {submission_id} ({type(exc).__name__})")
+            if wait_until(self.store.ping, STORE_WAIT_S):
+                self.outages.recovered("store")
+            raise Reject(f"the store was unreachable: {type(exc).__name__}", requeue=True) from exc
+
+    def _run(self, submission_id: str) -> None:
         cancel = threading.Event()
+        started = time.monotonic()
         with self._lock:
             self._running[submission_id] = cancel
-        started = time.monotonic()
-        timer = self._hard_limit_timer(submission_id, cancel)
-        try:
+        timer: threading.Timer | None = None
+        try:  # everything after the slot is taken, the timer included: a busy count never outlives its task
+            timer = self._hard_limit_timer(submission_id, cancel)
             report = judge_submission(
                 self.store,
                 self._grade,
@@ -118,7 +143,8 @@ class WorkerRuntime:
                 takeover=self.takeover,
             )
         finally:
-            timer.cancel()
+            if timer is not None:
+                timer.cancel()
             with self._lock:
                 self._running.pop(submission_id, None)
         busy = time.monotonic() - started
@@ -151,9 +177,12 @@ class WorkerRuntime:
             if submission is None:
                 return
             report = internal_error(submission.problem_id, submission.mode, f"over the hard limit of {hard:.0f} s")
-            if self.store.finish(submission_id, report.model_dump_json()):
-                log.error("%s: over its hard limit (%.0f s); stored internal_error", submission_id, hard)
-                self.notify(submission_id)
+            try:
+                if self.store.finish(submission_id, report.model_dump_json()):
+                    log.error("%s: over its hard limit (%.0f s); stored internal_error", submission_id, hard)
+                    self.notify(submission_id)
+            except Exception as exc:  # noqa: BLE001 - the store is away: the task's own finish will say so
+                self.outages.error("store", f"could not store the hard-limit report of {submission_id}: {exc}")
             cancel.set()
 
         timer = threading.Timer(max(hard, 1.0), give_up)
@@ -174,6 +203,24 @@ class WorkerRuntime:
 
     def notify(self, submission_id: str) -> None:
         publish_event(self.redis, submission_id)
+
+
+def take_back(
+    store: Store, dispatcher: CeleryDispatcher, name: str, running: frozenset[str] = frozenset()
+) -> list[str]:
+    """A worker starting under a name takes back, at once, what its earlier life left running: that life is over
+    (this one has its name), so its submissions go back to queued and to the queue, without waiting for a sweep.
+    So does a worker whose consumer Celery restarted (after MISCONF, say): what it holds in the store but is not
+    judging (`running`: the ids it is) was lost with the old consumer."""
+    taken = []
+    for submission in store.running_held_by(name):
+        if submission.id in running:
+            continue
+        if store.requeue(submission.id, {"position": 1}, attempt=submission.attempts):
+            log.warning("%s: taking back %s, left running by this worker's earlier life", name, submission.id)
+            dispatcher.submit(submission.id)
+            taken.append(submission.id)
+    return taken
 
 
 def run_worker(queue: str, concurrency: int, name: str | None = None, log_level: str = "info") -> int:
@@ -206,6 +253,7 @@ def run_worker(queue: str, concurrency: int, name: str | None = None, log_level:
     client = redis.Redis.from_url(settings.queue_url, socket_timeout=10)
     dispatcher = CeleryDispatcher(settings, store, judge)
     runtime = _CURRENT = WorkerRuntime(settings, store, judge, client, name, queue, dispatcher)
+    boot = uuid.uuid4().hex  # this life of the worker: a restart under the same name announces a new one
     serve_tasks(runtime.run)
 
     def state() -> dict[str, Any]:
@@ -216,25 +264,45 @@ def run_worker(queue: str, concurrency: int, name: str | None = None, log_level:
             "gpu_slots": gpu_slots,
             "canary": canary,
             "busy_seconds": round(runtime.busy_seconds, 3),
+            "boot": boot,
         }
 
     heartbeat = Heartbeat(client, name, state).start()
     cancels = cancel_listener(client, runtime.on_cancel).start()
     reaper = Reaper(store, dispatcher, settings, judge).start()
+    taken = take_back(store, dispatcher, name)
+    if taken:
+        print(f"judge worker {name}: took back {len(taken)} submission(s) its earlier life left running", flush=True)
     print(f"judge worker {name}: judging the {queue} queue, {concurrency} at a time", flush=True)
+    stopping = threading.Event()
+    worker_shutting_down.connect(lambda **_: stopping.set(), weak=False)
     try:
-        worker = dispatcher.app.Worker(
-            hostname=f"{name}@%h",
-            queues=[queue],
-            pool="threads",
-            concurrency=concurrency,
-            loglevel=log_level.upper(),
-            without_gossip=True,
-            without_mingle=True,
-            optimization="fair",
-        )
-        worker.start()
-        return int(worker.exitcode or 0)
+        while True:
+            worker = dispatcher.app.Worker(
+                hostname=f"{name}@%h",
+                queues=[queue],
+                pool="threads",
+                concurrency=concurrency,
+                loglevel=log_level.upper(),
+                without_gossip=True,
+                without_mingle=True,
+                optimization="fair",
+            )
+            worker.start()
+            code = int(worker.exitcode or 0)
+            if code == 0 or stopping.is_set():
+                return code
+            # Celery gives up on what it cannot recover from (Redis answering MISCONF after a failed save on a full
+            # disk, say) and returns: this process waits for the broker to take writes again and consumes anew.
+            runtime.outages.error("broker", f"the consumer stopped (exit {code}); waiting for the broker")
+            wait_until(lambda: client.set(WORKER + name + ":probe", "1", ex=5), float("inf"), stopping)
+            if stopping.is_set():
+                return code
+            runtime.outages.recovered("broker")
+            worker_state.should_stop = worker_state.should_terminate = None
+            taken = take_back(store, dispatcher, name, runtime.running_ids())
+            if taken:
+                log.warning("%s: took back %d submission(s) the stopped consumer held", name, len(taken))
     finally:
         reaper.stop()
         cancels.stop()

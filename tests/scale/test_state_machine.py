@@ -299,8 +299,13 @@ def test_the_reaper_resends_what_neither_broker_nor_worker_holds(tmp_path):
 
     store = SqlStore(f"sqlite:///{tmp_path / 'reaper.sqlite3'}")  # before Sent, whose submit marks it
 
+    class Heartbeats:  # Redis as the reaper asks it: which workers have a live key
+        def exists(self, key):
+            return int(key.endswith("w-live"))
+
     class Sent:
         visibility_timeout_s = 10.0
+        redis = Heartbeats()
 
         def __init__(self):
             self.ids: list[str] = []
@@ -320,10 +325,72 @@ def test_the_reaper_resends_what_neither_broker_nor_worker_holds(tmp_path):
         s.execute(update(SubmissionRow).where(SubmissionRow.id == stuck).values(started_at=long_ago))
         s.execute(update(SubmissionRow).where(SubmissionRow.id == unsent).values(created_at=long_ago))
     sent = Sent()
-    assert reap(store, sent, settings, Problems()) == 2
+    assert reap(store, sent, settings, Problems(), {}) == 2
     assert sorted(sent.ids) == ["stuck", "unsent"]
     assert store.get(stuck).status == "queued" and store.get(fresh).status == "running"
-    assert reap(store, sent, settings, Problems()) == 0  # nothing is sent twice
+    assert reap(store, sent, settings, Problems(), {}) == 0  # nothing is sent twice
+    store.close()
+
+
+def test_the_reaper_takes_back_what_a_dead_worker_holds_and_resends_what_waits(tmp_path):
+    """A row held by a worker with no heartbeat is re-dispatched once it has been seen dead for HELD_GRACE_S (not
+    on the first sighting: a broker restart drops every heartbeat for a beat); a queued row sent long ago with
+    nothing taking it (a message the broker deleted) is sent again; a row held by a live worker stays."""
+    from sqlalchemy import update
+
+    from judge.problems import ProblemSet
+    from judge.queue import reaper as reaper_module
+    from judge.queue.reaper import reap, stranded
+    from judge.queue.tables import SubmissionRow
+    from tests.conftest import FIXTURE_PROBLEMS
+    from web.config import WebSettings
+
+    class Problems:
+        problem_set = ProblemSet(FIXTURE_PROBLEMS)
+
+        def problems(self):
+            return self.problem_set.all()
+
+        def problem(self, problem_id):
+            return self.problem_set.get(problem_id)
+
+    class Heartbeats:
+        def exists(self, key):
+            return int(key.endswith("w-live"))
+
+    store = SqlStore(f"sqlite:///{tmp_path / 'dead.sqlite3'}")
+
+    class Sent:
+        visibility_timeout_s = 600.0
+        redis = Heartbeats()
+
+        def __init__(self):
+            self.ids: list[str] = []
+
+        def submit(self, sid: str) -> None:
+            self.ids.append(sid)
+            store.mark_dispatched(sid)
+
+    settings = WebSettings(data_dir=tmp_path)
+    held, live, lost = (new(store, sid) for sid in ("held", "live", "lost"))
+    for sid in (held, live, lost):
+        store.mark_dispatched(sid)
+    store.start(held, "w-gone", dead)
+    store.start(live, "w-live", dead)
+    a_while_ago = now() - timedelta(seconds=90)
+    with store.session.begin() as s:
+        s.execute(update(SubmissionRow).where(SubmissionRow.id.in_([held, live])).values(started_at=a_while_ago))
+        s.execute(update(SubmissionRow).where(SubmissionRow.id == lost).values(dispatched_at=a_while_ago))
+    found = stranded(store, Heartbeats())
+    assert found.held_by_dead == ["held"] and found.waiting == ["lost"]
+    assert "held" in found.describe() and "lost" in found.describe()
+    sent, suspects = Sent(), {}
+    assert reap(store, sent, settings, Problems(), suspects) == 1  # the lost message; held is only a suspect yet
+    assert sent.ids == ["lost"] and store.get(held).status == "running" and "held" in suspects
+    suspects["held"] -= reaper_module.HELD_GRACE_S  # as if seen dead a grace period ago
+    assert reap(store, sent, settings, Problems(), suspects) == 1
+    assert sent.ids == ["lost", "held"] and store.get(held).status == "queued"
+    assert store.get(live).status == "running" and stranded(store, Heartbeats()).ids() == []
     store.close()
 
 

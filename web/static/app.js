@@ -38,18 +38,39 @@ function el(tag, attrs = {}, ...children) {
 // ---- the server: JSON calls, and a bilingual banner with a retry when it cannot be reached ---------------------
 class Offline extends Error {}
 
+const BUSY_TRIES = 24;  // about two minutes of Retry-After waits before a 503 is shown as an error
+
 async function api(path, options = {}) {
   const sep = path.includes("?") ? "&" : "?";
-  let response;
-  try {
-    response = await fetch(path + sep + "lang=" + state.lang, options);
-  } catch (err) {
-    throw new Offline(String(err));
+  for (let attempt = 1; ; attempt++) {
+    let response;
+    try {
+      response = await fetch(path + sep + "lang=" + state.lang, options);
+    } catch (err) {
+      throw new Offline(String(err));
+    }
+    const body = await response.json().catch(() => ({}));
+    // 503: the judge's database, queue or disk is briefly away (or its queue is full), and nothing was taken:
+    // wait as the server asks and send the same request again, saying so, rather than failing the learner.
+    if (response.status === 503 && attempt < BUSY_TRIES) {
+      const wait = Math.min(Math.max(Number(response.headers.get("Retry-After")) || 5, 1), 30);
+      showBusy(`${body.detail || response.statusText} · ${t("retryingIn", { s: wait })}`);
+      await new Promise((resolve) => setTimeout(resolve, wait * 1000));
+      continue;
+    }
+    hideBusy();
+    if (!response.ok) throw Object.assign(new Error(body.detail || response.statusText), { status: response.status });
+    hideOffline();
+    return body;
   }
-  const body = await response.json().catch(() => ({}));
-  if (!response.ok) throw Object.assign(new Error(body.detail || response.statusText), { status: response.status });
-  hideOffline();
-  return body;
+}
+
+function showBusy(text) {
+  $("busy").textContent = text;
+  $("busy").hidden = false;
+}
+function hideBusy() {
+  $("busy").hidden = true;
 }
 
 // Run an action; if the server is gone, say so in both languages (the reader's may not be known) and offer a retry.
@@ -351,7 +372,15 @@ function follow(id) {
   source.addEventListener("done", end((sub) => renderSubmission(sub, true)));
   source.addEventListener("cancelled", end(() => renderCancelled()));
   source.onerror = async () => {
-    if (source.readyState !== EventSource.CLOSED && !(await reachable())) {
+    if (source.readyState === EventSource.CLOSED) {
+      // The server answered the reconnection with an error (503 while its database is away): follow again after
+      // a pause, as Retry-After asks; the stream replays from the start, so nothing is missed.
+      if (!mine()) return;
+      showBusy(t("busyRetrying", { what: t("judgeStore"), s: 5 }));
+      setTimeout(() => { if (mine()) { hideBusy(); follow(id); } }, 5000);
+      return;
+    }
+    if (!(await reachable())) {
       source.close();
       if (mine()) showOffline(() => follow(id));
     }
