@@ -239,6 +239,7 @@ def _worse(kept: JobFacts, seen: JobFacts) -> JobFacts:
         layers=_weaker_layers(kept.layers, seen.layers),
         setup_s=kept.setup_s or seen.setup_s,
         sandbox_error=kept.sandbox_error or seen.sandbox_error,
+        leftover_processes=max(kept.leftover_processes, seen.leftover_processes),
     )
 
 

@@ -57,6 +57,7 @@ class JobFacts:
     layers: dict[str, str] = field(default_factory=dict)
     setup_s: float | None = None  # fork to target start: the sandbox's own cost for this job
     sandbox_error: str = ""  # an isolation layer failed to apply: an infrastructure fault, not the learner's
+    leftover_processes: int = 0  # processes of the job still alive when its end was reported (0: none outlived it)
 
     def to_wire(self) -> dict:
         return asdict(self)

@@ -110,6 +110,29 @@ class JobGroup:
         except OSError:
             pass
 
+    def population(self) -> int:
+        """How many processes are still in the job's groups (0 when they are empty or cannot be read)."""
+        count = 0
+        for path in self.dirs:
+            try:
+                count = max(count, len(_read(os.path.join(path, "cgroup.procs")).split()))
+            except OSError:
+                continue
+        return count
+
+    def wait_empty(self, bound_s: float) -> int:
+        """Kill again and wait, up to bound_s, until no process of the job is left (on a loaded host a fork bomb's
+        processes can take a while to die after cgroup.kill). Returns how many are left: 0, or the stragglers
+        the job's facts then report."""
+        deadline, pause = time.monotonic() + bound_s, 0.001
+        while True:
+            left = self.population()
+            if left == 0 or time.monotonic() >= deadline:
+                return left
+            self.kill()
+            time.sleep(pause)
+            pause = min(pause * 2, 0.05)
+
     def memory_facts(self) -> tuple[bool, float | None]:
         """(OOM-killed, peak MiB) from the memory controller; (False, None) without one."""
         if "memory" not in self.by_controller:

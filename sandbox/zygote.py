@@ -65,6 +65,9 @@ class Child:
             self.group.kill()
 
 
+EMPTY_BOUND_S = 5.0  # how long a job's end waits for its cgroup to empty (a fork bomb's processes dying)
+
+
 def _kill_quietly(pid: int) -> None:
     try:
         os.kill(pid, signal.SIGKILL)
@@ -187,6 +190,8 @@ class ZygoteServer:
         if child.proc is not None:
             child.proc.returncode = status  # reaped by us; the Popen must not wait for it again
         child.kill()  # descendants left in the group die with the job
+        if child.group is not None:  # and the job ends only once they are gone, within a bound, or says so
+            child.facts.leftover_processes = child.group.wait_empty(EMPTY_BOUND_S)
         self._drain(child)
         facts = child.facts
         facts.wall_s = round(time.monotonic() - child.started, 4)

@@ -122,3 +122,28 @@ def test_discover_this_host():
     found = cgroups.discover() if os.path.exists("/proc/self/cgroup") else []
     for h in found:
         assert os.path.isdir(h.base) and h.version in (1, 2)
+
+
+def test_a_job_ends_when_its_group_is_empty_or_says_how_many_are_left(tmp_path):
+    """wait_empty kills again and waits while processes are listed (a fork bomb's children dying slowly on a loaded
+    host), returns 0 once none is, and after its bound returns how many outlived the job, for its facts."""
+    group_dir = tmp_path / "pj-1"
+    group_dir.mkdir()
+    procs, kills = group_dir / "cgroup.procs", []
+
+    class Dying(cgroups.JobGroup):
+        def kill(self) -> None:  # each kill takes one straggler away, as the kernel would, later
+            kills.append(1)
+            left = procs.read_text().split()
+            procs.write_text("\n".join(left[1:]))
+
+    procs.write_text("101\n102\n103\n")
+    assert Dying([str(group_dir)], {}, str(group_dir)).wait_empty(5.0) == 0
+    assert len(kills) == 3
+    procs.write_text("201\n202\n")
+
+    class Immortal(cgroups.JobGroup):
+        def kill(self) -> None:
+            pass
+
+    assert Immortal([str(group_dir)], {}, str(group_dir)).wait_empty(0.05) == 2
