@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import io
 import json
 import xml.etree.ElementTree as ET
@@ -10,6 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from judge.batch.rows import ALL_COLUMNS, REJECTED, Row
+from judge.batch.spreadsheet import csv_bytes, formula_like
 from judge.i18n import Lang
 from judge.models import Outcome
 from judge.textsafe import valid
@@ -18,13 +18,9 @@ JUNIT_STATUS = {Outcome.failed: "failure", Outcome.error: "error", Outcome.skipp
 
 
 def grades_csv(rows: list[Row], lang: Lang) -> bytes:
-    """UTF-8 without a byte-order mark, as before (tools read it); grades.xlsx is the one for spreadsheets."""
-    out = io.StringIO()
-    writer = csv.DictWriter(out, fieldnames=ALL_COLUMNS, lineterminator="\n")
-    writer.writeheader()
-    for row in rows:
-        writer.writerow(row.csv_record(lang))
-    return out.getvalue().encode("utf-8")
+    """UTF-8 without a byte-order mark, as before (tools read it); grades.xlsx is the one for spreadsheets. Every
+    cell is safe to open (judge.batch.spreadsheet): a name or file name starting with `=` is not a formula."""
+    return csv_bytes(ALL_COLUMNS, ([row.csv_record(lang)[name] for name in ALL_COLUMNS] for row in rows))
 
 
 NUMERIC = {"score", "passed", "total", "duration_s", "points", "max_points"}
@@ -42,7 +38,11 @@ def grades_xlsx(rows: list[Row], lang: Lang) -> bytes:
     sheet.append(ALL_COLUMNS)
     for row in rows:
         record = row.csv_record(lang)
-        sheet.append([_cell(name, _xlsx_text(record[name])) for name in ALL_COLUMNS])
+        sheet.append([_cell(name, _xml(record[name])) for name in ALL_COLUMNS])
+        for cell in sheet[sheet.max_row]:
+            # openpyxl writes text starting with "=" as a formula: text the student chose stays a string cell
+            if isinstance(cell.value, str) and formula_like(cell.value):
+                cell.data_type = "s"
     sheet.freeze_panes = "B2"
     sheet.auto_filter.ref = sheet.dimensions
     data = io.BytesIO()
@@ -59,40 +59,20 @@ def _cell(name: str, value: str) -> str | float:
     return value
 
 
-def _xlsx_text(text: str) -> str:
-    """Text a cell can hold: no control characters (openpyxl refuses them), no leading '=' read as a formula."""
-    text = _xml(text)
-    return "'" + text if text[:1] in ("=", "+", "-", "@") and not _number(text) else text
-
-
-def _number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
-
-
 def skipped_csv(skipped: list[tuple[str, str]]) -> bytes:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["path", "reason"])
-    writer.writerows(skipped)
-    return out.getvalue().encode("utf-8")
+    return csv_bytes(["path", "reason"], skipped)
 
 
 def canvas_csv(rows: list[Row], column: str) -> bytes:
     """Canvas's gradebook import: Student, ID (the Canvas user id), SIS User ID, SIS Login ID, Section, then the
     assignment's column holding points; a "Points Possible" row says the total. Only Canvas students are listed."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", column])
     possible = next((r.max_points for r in rows), 0.0)
-    writer.writerow(["    Points Possible", "", "", "", "", f"{possible:g}"])
-    for row in rows:
-        if row.layout == "canvas":
-            writer.writerow([row.name or row.student, row.student, "", "", "", f"{row.points:g}"])
-    return out.getvalue().encode("utf-8-sig")  # Canvas reads UTF-8; the mark keeps Excel from garbling names
+    body = [["    Points Possible", "", "", "", "", f"{possible:g}"]]
+    body += [
+        [row.name or row.student, row.student, "", "", "", f"{row.points:g}"] for row in rows if row.layout == "canvas"
+    ]
+    # Canvas reads UTF-8; the mark keeps Excel from garbling names
+    return csv_bytes(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", column], body, "utf-8-sig")
 
 
 MOODLE_COLUMNS = [
@@ -112,16 +92,13 @@ def moodle_csv(rows: list[Row], lang: Lang) -> bytes:
     was changed in Moodle since). "Last modified (submission)" is when the student handed it in, where known;
     "Feedback comments" holds the summary. UTF-8 without a byte-order mark: Moodle matches the first column's name
     exactly. Only Moodle students are listed."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(MOODLE_COLUMNS)
-    for row in rows:
-        if row.layout == "moodle":
-            writer.writerow(
-                [f"Participant {row.student}", row.name, "", "Submitted for grading", f"{row.points:.2f}",
-                 f"{row.max_points:.2f}", "Yes", _moodle_time(row.submitted), "-", _comment(row, lang)]
-            )  # fmt: skip
-    return out.getvalue().encode("utf-8")
+    body = [
+        [f"Participant {row.student}", row.name, "", "Submitted for grading", f"{row.points:.2f}",
+         f"{row.max_points:.2f}", "Yes", _moodle_time(row.submitted), "-", _comment(row, lang)]
+        for row in rows
+        if row.layout == "moodle"
+    ]  # fmt: skip
+    return csv_bytes(MOODLE_COLUMNS, body)
 
 
 def _moodle_time(when: datetime | None) -> str:

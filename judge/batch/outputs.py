@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 from pathlib import Path
 
@@ -24,6 +22,7 @@ from judge.batch.inputs import Skipped
 from judge.batch.policy import GradeOptions
 from judge.batch.rows import Row
 from judge.batch.similarity import Pair, boilerplate_of, similar_pairs, similar_to
+from judge.batch.spreadsheet import csv_bytes
 from judge.i18n import Lang
 from judge.problems import Problem
 
@@ -82,8 +81,4 @@ def _write_per_student(out: Path, rows: list[Row], problem_id: str, lang: Lang) 
 
 
 def _similarity_csv(pairs: list[Pair]) -> bytes:
-    text = io.StringIO()
-    writer = csv.writer(text, lineterminator="\n")
-    writer.writerow(["student_a", "student_b", "score"])
-    writer.writerows([p.a, p.b, f"{p.score:.3f}"] for p in pairs)
-    return text.getvalue().encode("utf-8")
+    return csv_bytes(["student_a", "student_b", "score"], ([p.a, p.b, f"{p.score:.3f}"] for p in pairs))

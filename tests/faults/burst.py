@@ -31,6 +31,7 @@ class Seen:
     statuses: list[int] = field(default_factory=list)  # every HTTP answer the learners' clients got
     unreachable: int = 0  # connections refused or cut (the web process itself down)
     health: list[tuple[bool, int, bool]] = field(default_factory=list)  # (stranded before, health status, after)
+    reads: list[tuple[str, int]] = field(default_factory=list)  # (what, status) of the learners' and operators' GETs
     accepted: dict[str, str] = field(default_factory=dict)  # id -> expected verdict
 
 
@@ -89,6 +90,22 @@ class HealthWatch:
             after = self._truth()
             if before is not None and after is not None:
                 self.seen.health.append((before, status, after))
+            self._reads()
+
+    def _reads(self) -> None:
+        """What a learner's page and an operator's scraper ask meanwhile: a submission, its event stream (opened,
+        its status read, closed), the metrics."""
+        url = self.deploy.web.url
+        some = next(iter(self.seen.accepted), None)
+        try:
+            with httpx.Client(base_url=url, timeout=10) as client:
+                self.seen.reads.append(("metrics", client.get("/metrics").status_code))
+                if some is not None:
+                    self.seen.reads.append(("submission", client.get(f"/api/submissions/{some}").status_code))
+                    with client.stream("GET", f"/api/submissions/{some}/events") as response:
+                        self.seen.reads.append(("events", response.status_code))
+        except httpx.HTTPError:
+            pass  # the web process itself is down (its own fault), or a stream still open: nothing answered
 
     def __enter__(self) -> HealthWatch:
         self._thread.start()
@@ -167,6 +184,10 @@ def run_fault(
     assert all(done_events(deploy, sid) == 1 for sid in seen.accepted)  # 0 duplicate
     assert [s for s in seen.statuses if s >= 500 and s != 503] == [], seen.statuses  # no 5xx but 503
     assert set(seen.statuses) <= {202, 503}, seen.statuses
+    bad_reads = [
+        (what, status) for what, status in seen.reads if status not in ((200,) if what == "metrics" else (200, 503))
+    ]
+    assert not bad_reads, f"reads answered {bad_reads} (metrics must answer without its database or Redis)"
     lied = [sample for sample in seen.health if sample[0] and sample[2] and sample[1] == 200]
     assert not lied, f"health said ok while work was stranded: {lied}"
     return seen, recovered

@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+from datetime import timedelta
 
 import redis
 from fastapi.testclient import TestClient
+from sqlalchemy import update
 
 from judge.problems import ProblemSet
 from judge.queue.dispatcher import CeleryDispatcher
 from judge.queue.names import CPU, GPU, WORKER
 from judge.queue.store import SqlStore
+from judge.queue.tables import SubmissionRow
 from judge.settings import REPO_ROOT
 from tests.scale.servers import free_port
 from tests.web.test_limits import GatedJudge
@@ -166,3 +169,13 @@ def test_judge_status_shows_depths_workers_gpu_slots_and_the_oldest_waiting(tmp_
     assert status["gpu_slots"] == 2 and status["database"]["status"] == {"queued": 1}
     assert status["oldest_waiting_s"] is not None and set(status["queues"]) == {"cpu", "gpu"}
     assert "g1: queue gpu, 1/2 busy" in text and "GPU slots: 2" in text and "oldest waiting submission:" in text
+    assert status["stranded"] == {"waiting": [], "held_by_dead": []}  # s1 was queued a moment ago
+    assert "stranded, queued over 60 s with nothing taking them (the reaper sends again): none" in text
+    store = SqlStore(settings.database())
+    store.start("s1", "gone-worker", lambda holder, started: True)  # held by a worker with no heartbeat ...
+    with store.session.begin() as s:  # ... since long enough to be past the grace period
+        s.execute(update(SubmissionRow).where(SubmissionRow.id == "s1").values(started_at=now() - timedelta(minutes=2)))
+    store.close()
+    status = gather(settings, Problems())
+    assert status["stranded"]["held_by_dead"] == ["s1"]
+    assert "running on a worker that is gone (the reaper takes back): ['s1']" in render(status)
