@@ -108,9 +108,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
     # the terminal
     "cli.starter_created": (
         "已从起始代码创建 {path}：在里面完成 TODO，然后再运行 python practice/judge.py {id}。\n"
+        "题面：python practice/judge.py {id} --statement（或 judge serve 后打开 http://127.0.0.1:8000/problems/{id}）。\n"
         "现在先判一次起始代码，看看有哪些测试（它不会通过）。",
         "Created {path} from the starter code: finish its TODOs, then run "
-        "python practice/judge.py {id} again.\nJudging the starter now, to show the tests "
+        "python practice/judge.py {id} again.\nThe statement: python practice/judge.py {id} --statement (or judge "
+        "serve, then open http://127.0.0.1:8000/problems/{id}).\nJudging the starter now, to show the tests "
         "(it will not pass).",
     ),
     "cli.judging": ("判题 {id}（{title}）：{path}", "Judging {id} ({title}): {path}"),
@@ -130,6 +132,23 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "cli.more": ("  …另有 {n} 个没通过的测试未列出", "  … and {n} more failing tests not listed"),
     "cli.output": ("  你的代码的输出（末尾）:", "  What your code printed (its end):"),
     "cli.fix": ("  改好 {path} 后再运行一次。", "  Fix {path} and run again."),
+    "cli.fix_statement": (
+        "  题面：python practice/judge.py {id} --statement（或 judge serve 后打开 http://127.0.0.1:8000/problems/{id}）",
+        "  The statement: python practice/judge.py {id} --statement (or judge serve, then open "
+        "http://127.0.0.1:8000/problems/{id})",
+    ),
+    "cli.statement_footer": (
+        "判题：python practice/judge.py {id}；只跑公开测试：加 --public；在浏览器里：judge serve 后打开 "
+        "http://127.0.0.1:8000/problems/{id}",
+        "Judge: python practice/judge.py {id}; public tests only: add --public; in the browser: judge serve, then "
+        "open http://127.0.0.1:8000/problems/{id}",
+    ),
+    "cli.next": (
+        "下一题：{id}（{title}）：python practice/judge.py {id} --statement 看题面，python practice/judge.py {id} 开始",
+        "Next: exercise {id} ({title}): python practice/judge.py {id} --statement for its statement, "
+        "python practice/judge.py {id} to start",
+    ),
+    "cli.all_done": ("这是最后一题：全部练习都做完了。", "That was the last exercise: every exercise is done."),
     "cli.tier_layers_missing": (
         "注意：{tier} 这一层（tier）运行时没有这些隔离层：{layers}（judge doctor 说明原因）。",
         "Note: the {tier} tier ran without these isolation layers: {layers} (judge doctor says why).",

@@ -33,6 +33,9 @@ def add_arguments(parser: argparse.ArgumentParser, *, practice: bool) -> None:
     parser.add_argument("--lang", choices=["zh", "en"], help=LANG_HELP)
     parser.add_argument("--server", metavar="URL", help=SERVER_HELP)
     parser.add_argument("--no-daemon", action="store_true", help=NO_DAEMON_HELP)
+    parser.add_argument(
+        "--statement", action="store_true", help="print the exercise's statement (paged in a terminal), judge nothing"
+    )
 
 
 def settings_for(lang: str | None) -> Settings:
@@ -52,6 +55,10 @@ def run_learner(args: argparse.Namespace, settings: Settings, parser: argparse.A
             parser.print_usage(sys.stderr)
             print(say("cli.error", message=say("cli.give_exercise")).get(settings.lang), file=sys.stderr)
             return EXIT_USAGE
+        if args.statement:
+            from judge.cli.statement import show_statement  # noqa: PLC0415 - rich's markdown only when asked
+
+            return show_statement(args.problem, settings)
         return run_problem(args.problem, args.path, args.json, args.public, settings, args.server)
     except ProblemInvalid as exc:
         if args.json:  # a broken problem is an internal error: --json callers still get a report

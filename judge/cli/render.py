@@ -71,6 +71,7 @@ def print_report(console: Console, report: PublicReport, path: str) -> None:
         console.print(Text("\n".join(f"  {plain(line)}" for line in output), style="dim"), highlight=False)
     if report.verdict != Verdict.accepted:
         console.print(Text(say("cli.fix", path=plain(path)).get(lang)))
+        console.print(Text(say("cli.fix_statement", id=plain(report.problem)).get(lang)))
 
 
 def note_lines(report: PublicReport) -> list[Text]:

@@ -23,6 +23,19 @@ def _daemon(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
+def _show(args: argparse.Namespace, settings: Settings) -> int:
+    from judge.cli.statement import show_statement  # noqa: PLC0415
+    from judge.errors import JudgeError  # noqa: PLC0415
+
+    try:
+        return show_statement(args.problem, settings)
+    except JudgeError as exc:
+        from judge.cli.terminal import print_error  # noqa: PLC0415
+
+        print_error(exc, settings.lang)
+        return 2
+
+
 def _list(args: argparse.Namespace, settings: Settings) -> int:
     return list_problems(settings)
 
@@ -84,6 +97,10 @@ def build_parser() -> argparse.ArgumentParser:
     daemon.add_argument("action", choices=["status", "stop"])
     daemon.add_argument("--lang", choices=["zh", "en"], help=LANG_HELP)
     daemon.set_defaults(handler=_daemon)
+    show = sub.add_parser("show", help="print an exercise's statement (paged in a terminal)")
+    show.add_argument("problem", help="exercise number, e.g. 100")
+    show.add_argument("--lang", choices=["zh", "en"], help=LANG_HELP)
+    show.set_defaults(handler=_show)
     listing = sub.add_parser("list", help="list the exercises")
     listing.add_argument("--lang", choices=["zh", "en"], help=LANG_HELP)
     listing.set_defaults(handler=_list)

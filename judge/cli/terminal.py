@@ -25,6 +25,7 @@ from judge.models import Mode, PublicReport, Report, Verdict, internal_error
 from judge.problems import Problem
 from judge.settings import Settings
 from judge.tiers import CPU
+from judge.tiers import SKIPPED as SKIPPED_TIER
 
 
 def run_problem(
@@ -53,6 +54,10 @@ def run_problem(
     else:
         print_report(out, public_report, str(target))
         _notices(err, report, lang)
+        if report.verdict == Verdict.accepted and not public and SKIPPED_TIER not in report.tiers.values():
+            from judge.cli.statement import next_step  # noqa: PLC0415
+
+            out.print(next_step(problem.id, settings), highlight=False, markup=False)
     if report.verdict == Verdict.internal_error:
         return EXIT_USAGE
     return EXIT_ACCEPTED if report.verdict == Verdict.accepted else EXIT_REJECTED

@@ -11,6 +11,7 @@ calls them only through torch.ops.ex100.*):
 完整要求见题面。本地判题：python practice/judge.py 100（只跑公开测试加 --public）。
 The statement has every requirement. Judge locally: python practice/judge.py 100 (add --public
 for the public tests only).
+The statement / 题面: python practice/judge.py 100 --statement (or the page: judge serve, http://127.0.0.1:8000/problems/100)
 """
 
 import torch

@@ -3,6 +3,7 @@ Exercise 101: an operator counter built on TorchDispatchMode.
 
 完成两处 TODO。本地判题：python practice/judge.py 101
 Fill in the two TODOs. Judge locally with: python practice/judge.py 101
+The statement / 题面: python practice/judge.py 101 --statement (or the page: judge serve, http://127.0.0.1:8000/problems/101)
 """
 
 import collections

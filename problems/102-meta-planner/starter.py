@@ -3,6 +3,7 @@ Exercise 102: plan a model on the meta device without allocating its weights.
 
 完成两处 TODO。本地判题：python practice/judge.py 102
 Fill in the two TODOs. Judge locally with: python practice/judge.py 102
+The statement / 题面: python practice/judge.py 102 --statement (or the page: judge serve, http://127.0.0.1:8000/problems/102)
 """
 
 import torch

@@ -15,6 +15,7 @@ Register ex103::silu_and_mul(Tensor x) -> Tensor with torch.library.custom_op:
 
 Judge it with:  python practice/judge.py 103   (add --public for the public tests only)
 本地判题：python practice/judge.py 103（只跑公开测试加 --public）
+The statement / 题面: python practice/judge.py 103 --statement (or the page: judge serve, http://127.0.0.1:8000/problems/103)
 """
 
 import torch

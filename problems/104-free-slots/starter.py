@@ -14,6 +14,7 @@ Register ex104::free_slots(Tensor used) -> Tensor with torch.library.custom_op:
 
 Judge it with:  python practice/judge.py 104   (add --public for the public tests only)
 本地判题：python practice/judge.py 104（只跑公开测试加 --public）
+The statement / 题面: python practice/judge.py 104 --statement (or the page: judge serve, http://127.0.0.1:8000/problems/104)
 """
 
 import torch

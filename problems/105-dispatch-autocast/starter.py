@@ -3,6 +3,7 @@
 
 Fill in the TODOs. Judge locally with: python practice/judge.py 105   (add --public for the public tests only)
 补全各个 TODO。本地判题：python practice/judge.py 105（只跑公开测试加 --public）
+The statement / 题面: python practice/judge.py 105 --statement (or the page: judge serve, http://127.0.0.1:8000/problems/105)
 """
 
 import torch

@@ -13,6 +13,7 @@ Your tasks / 你的任务:
      让 mlp 经过这个算子，使 torch._dynamo.explain(mlp) 报告 1 张图、0 个断点。
 
 Judge it with / 判题:  python practice/judge.py 106
+The statement / 题面: python practice/judge.py 106 --statement (or the page: judge serve, http://127.0.0.1:8000/problems/106)
 """
 
 import math

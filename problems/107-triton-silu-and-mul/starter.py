@@ -14,6 +14,7 @@ On a machine without a GPU the judge runs the kernel in Triton's interpreter (TR
 没有 GPU 的机器上，判题器用 Triton 的解释器（TRITON_INTERPRET=1）运行 kernel。
 
 Judge it with / 判题:  python practice/judge.py 107
+The statement / 题面: python practice/judge.py 107 --statement (or the page: judge serve, http://127.0.0.1:8000/problems/107)
 """
 
 import torch

@@ -222,3 +222,39 @@ def test_judge_run_and_practice_agree_on_an_unreadable_file(tmp_path):
     assert one.returncode == 2 and one.stdout == "" and "无法读取文件 /proc/self/mem" in one.stderr
     english = judge_run(tmp_path, "900", unreadable, "--lang", "en")
     assert english.stderr.startswith("error: cannot read /proc/self/mem: ") and len(english.stderr.splitlines()) == 1
+
+
+def test_the_statement_prints_in_the_learners_language_and_names_how_to_judge(tmp_path):
+    en = practice(tmp_path, "900", "--statement", env={"PRACTICE_LANG": "en"})
+    assert en.returncode == 0, en.stderr
+    first_heading = (FIXTURE_PROBLEMS / "900-echo" / "prompt.en.md").read_text().splitlines()[0].lstrip("# ").strip()
+    assert first_heading in en.stdout
+    assert "python practice/judge.py 900" in en.stdout and "/problems/900" in en.stdout
+    assert not re.search(r"[\u4e00-\u9fff]", en.stdout)  # English only
+    zh = judge_run(tmp_path, "900", "--statement")
+    assert zh.returncode == 0 and "判题" in zh.stdout
+    shown = subprocess.run(
+        [sys.executable, "-m", "judge.cli", "show", "900", "--lang", "en"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PRACTICE_PROBLEMS_DIR": str(FIXTURE_PROBLEMS)},
+        timeout=120,
+    )
+    assert shown.returncode == 0 and first_heading in shown.stdout
+    unknown = practice(tmp_path, "999", "--statement")
+    assert unknown.returncode == 2 and "999" in unknown.stderr
+
+
+def test_the_starter_the_failure_footer_and_an_accepted_run_point_to_the_next_step(tmp_path):
+    first = practice(tmp_path, "900", env={"PRACTICE_LANG": "en"})
+    assert "python practice/judge.py 900 --statement" in first.stderr  # the first-run message names the statement
+    assert "python practice/judge.py 900 --statement" in first.stdout  # and so does the failure footer
+    accepted = practice(tmp_path, "900", write(tmp_path, "ok.py", GOOD), env={"PRACTICE_LANG": "en"})
+    assert accepted.returncode == 0
+    last = sorted(p.name.split("-")[0] for p in FIXTURE_PROBLEMS.iterdir() if p.is_dir())[-1]
+    if last == "900":
+        assert say("cli.all_done").en in accepted.stdout
+    else:
+        assert "Next: exercise" in accepted.stdout and f"python practice/judge.py {last}" in accepted.stdout
+    public = practice(tmp_path, "900", write(tmp_path, "ok.py", GOOD), "--public", env={"PRACTICE_LANG": "en"})
+    assert "Next:" not in public.stdout and say("cli.all_done").en not in public.stdout  # only after a submit
