@@ -209,6 +209,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "list.hard": ("困难", "hard"),
     "usage.unreadable": ("无法读取文件 {path}：{why}", "cannot read {path}: {why}"),
     "usage.os_error": ("无法访问 {path}：{why}", "cannot access {path}: {why}"),
+    "daemon.replaced": (
+        "常驻判题进程已过期（{why}），换一个新的：这一次要冷启动，慢一些。",
+        "The warm local judge was out of date ({why}) and is being replaced: this run starts cold, so it is slower.",
+    ),
     "daemon.lost": (
         "常驻判题进程在这次判题中途结束了；改在本进程里判题（慢一些）",
         "the warm local judge ended during this run; judging in this process instead (slower)",

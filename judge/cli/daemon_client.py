@@ -78,6 +78,9 @@ def grade(
                 err.print(say("daemon.lost").get(lang))
                 return None
         if "stale" in answer:
+            # A replaced warm judge says why, in one line: the next run is cold, and the learner should know it is
+            # the judge's doing (torch or the judge upgraded, the checkout edited, the exercise's files changed).
+            err.print(say("daemon.replaced", why=str(answer["stale"])[:200]).get(lang), highlight=False, markup=False)
             continue
         if "error" in answer:
             raise _error(answer["error"])

@@ -126,7 +126,10 @@ def test_a_changed_problem_restarts_it_and_other_settings_get_their_own(place):
     old = statuses(place)[0]["pid"]
     with open(place / "problems" / "900-echo" / "tests" / "test_public.py", "a", encoding="utf-8") as tests:
         tests.write("\n# changed\n")
-    assert practice(place, "900", "good.py").returncode == 0
+    replaced = practice(place, "900", "good.py", env={"PRACTICE_LANG": "en"})
+    assert replaced.returncode == 0
+    # the replacement says why, in one line (the run is cold: the learner should know it is the judge's doing)
+    assert "The warm local judge was out of date (the files of problem 900 changed)" in replaced.stderr, replaced.stderr
     assert [s["pid"] for s in statuses(place)] != [old] and len(statuses(place)) == 1
     other = {"PRACTICE_WORKER_THREADS": "2", "PRACTICE_DAEMON_IDLE": "10"}
     assert practice(place, "900", "good.py", env=other).returncode == 0
