@@ -93,6 +93,10 @@ def case_lines(report: PublicReport) -> list[Text]:
         and all(c.outcome == Outcome.error and (c.hidden or c.message == not_run) for c in failures)
     ):
         return [Text(say("cli.not_run", n=len(failures)).get(lang))]
+    # Tests a limit stopped before they ran are not failures: one line for them all, after the failures, and no
+    # "more failing tests" count includes them.
+    skipped = [c for c in failures if c.outcome == Outcome.skipped or (not c.hidden and c.message == not_run)]
+    failures = [c for c in failures if c not in skipped]
     groups = [
         list(g) for _, g in groupby(failures, key=lambda c: (c.hidden, c.outcome, c.hint if c.hidden else c.message))
     ]
@@ -104,6 +108,8 @@ def case_lines(report: PublicReport) -> list[Text]:
     rest = sum(len(group) for group in groups[SHOWN_CASES:])
     if rest:
         lines.append(Text(say("cli.more", n=rest).get(lang)))
+    if skipped:
+        lines.append(Text(say("cli.not_run", n=len(skipped)).get(lang)))
     return lines
 
 

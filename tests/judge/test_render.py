@@ -60,3 +60,15 @@ def test_a_run_of_the_same_message_is_one_line_and_a_count():
     cases += [CaseResult(name=f"test_{i}", outcome=Outcome.error, message=lost) for i in range(4)]
     lines = [line.plain for line in case_lines(report(Verdict.runtime_error, cases).public("en"))]
     assert lines == ["  ✗ test_first  wrong value", f"  E test_0  {lost.en}", "  … and 3 more with the same message"]
+
+
+def test_after_a_time_limit_the_tests_not_run_fold_into_one_line_and_count_as_no_failure():
+    """The case that hit the limit is named; the rest, skipped, are one line after it, never 'more failing tests'."""
+    limit = Text(zh="超时", en="the time limit of 30 s was reached while this test ran")
+    cases = [CaseResult(name="test_ok", outcome=Outcome.passed)]
+    cases.append(CaseResult(name="test_loops", outcome=Outcome.error, message=limit))
+    cases += [CaseResult(name=f"test_{i}", outcome=Outcome.skipped, message=say("case.not_run")) for i in range(35)]
+    cases += [CaseResult(name=f"h{i}", outcome=Outcome.skipped, hidden=True) for i in range(3)]
+    lines = [line.plain for line in case_lines(report(Verdict.time_limit_exceeded, cases).public("en"))]
+    assert lines == [f"  E test_loops  {limit.en}", "  38 tests not run"]
+    assert not any("failing" in line for line in lines)
