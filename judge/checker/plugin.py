@@ -71,16 +71,24 @@ class JudgePlugin:
         return self._remote
 
     @pytest.fixture(scope="session")
-    def probe(self) -> Callable[..., Any]:
+    def probe(self, request: pytest.FixtureRequest) -> Callable[..., Any]:
         """probe(name, *args, hint=..., **kwargs): remote.call, except that an exception raised by the
         learner's code fails the case with `hint` (plain or msg()-encoded) followed by the exception's first
-        line and line number, in both languages."""
+        line and line number, in both languages. Where the problem's conftest defines a `probe_causes` fixture
+        ([(text in what was raised, msg(zh, en)), ...]: the traps its statement warns about), the first cause
+        whose text the exception holds names the cause instead of the test's general hint."""
+        try:
+            causes = list(request.getfixturevalue("probe_causes"))
+        except pytest.FixtureLookupError:
+            causes = []
 
         def call(name: str, *args: Any, hint: object, **kwargs: Any) -> Any:
             try:
                 return self._remote.call(name, *args, **kwargs)
             except LearnerError as exc:
-                raise CaseFailed(probe_failure(hint, exc, self.display_name), exc.learner_line) from None
+                said = f"{exc.type_name}: {exc.message}"
+                cause = next((why for text, why in causes if text in said), hint)
+                raise CaseFailed(probe_failure(cause, exc, self.display_name), exc.learner_line) from None
 
         return call
 

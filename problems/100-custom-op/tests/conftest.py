@@ -27,6 +27,26 @@ def tol(problem):
     return get
 
 
+# ---------------------------------------------------------------- causes
+
+
+@pytest.fixture(scope="session")
+def probe_causes():
+    """What the learner's code raised -> the cause, for the traps the statement warns about (the judge's probe
+    fixture puts the first match in place of a test's general hint)."""
+    return [
+        (
+            "missing 1 required positional argument: 'eps'",
+            msg(
+                "fake 实现（或内核）缺少 eps 的默认值：调用时等于默认值的参数会被 PyTorch 省略，"
+                "所以它要和算子一样写成 eps=1e-6",
+                "the fake (or the kernel) lacks eps's default: PyTorch leaves out an argument equal to its default "
+                "when it calls them, so give it the operator's default (eps=1e-6)",
+            ),
+        ),
+    ]
+
+
 # ---------------------------------------------------------------- inputs
 
 

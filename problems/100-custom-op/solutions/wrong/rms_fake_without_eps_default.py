@@ -1,4 +1,5 @@
 # expect: wrong_answer
+# expect-message: give it the operator's default (eps=1e-6)
 """The fake for rms_norm is def _(x, weight, eps) without the default: PyTorch drops an argument
 equal to its default before calling the fake, so rms_norm(x, w) (or eps=1e-6) on meta / fake
 tensors raises TypeError. The fake needs the same signature, eps=1e-6 included."""
