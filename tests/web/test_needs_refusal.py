@@ -57,6 +57,11 @@ def test_the_page_says_an_exercise_needs_what_the_server_lacks(tmp_path, browser
                 page.goto(server.url + path)
                 note = page.wait_for_selector(".needs")
                 assert note.inner_text() == f"needs {MISSING}: not installed on this server, cannot be judged"
+            # on the exercise's page, Run and Submit stay disabled and say why (Ctrl-Enter sends nothing either)
+            page.wait_for_function("document.getElementById('run').title.length > 0")
+            for button in ("#run", "#submit"):
+                assert page.is_disabled(button)
+                assert page.get_attribute(button, "title") == note.inner_text()
         finally:
             page.close()
             server.stop()

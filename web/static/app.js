@@ -183,6 +183,7 @@ async function showProblem(id) {
     if (window.confirm(t("confirmReset"))) { state.editor.setValue(problem.starter); localStorage.removeItem(draftKey()); }
   });
   for (const tab of document.querySelectorAll(".tab")) tab.addEventListener("click", () => showTab(tab.dataset.tab));
+  setBusy(false);  // Run and Submit as this server can offer them
   $("dialog-close").addEventListener("click", () => $("history-dialog").close());
   $("dialog-load").addEventListener("click", loadIntoEditor);
   document.addEventListener("keydown", shortcut);
@@ -194,7 +195,7 @@ async function showProblem(id) {
 // Ctrl/Cmd-Enter runs, Ctrl/Cmd-Shift-Enter submits, also outside the editor (the editor handles its own first).
 function shortcut(event) {
   if (event.key !== "Enter" || !(event.ctrlKey || event.metaKey) || event.defaultPrevented) return;
-  if ($("history-dialog").open) return;
+  if ($("history-dialog").open || cannotJudge()) return;
   event.preventDefault();
   send(event.shiftKey ? "submit" : "run");
 }
@@ -313,9 +314,17 @@ async function cancel() {
   }
 }
 
+// An exercise this server cannot judge (107 without Triton) keeps Run and Submit disabled, saying why.
+const cannotJudge = () => (state.problem && (state.problem.missing || []).length
+  ? t("needs", { names: state.problem.missing.join(", ") }) : "");
+
 function setBusy(busy) {
   state.busy = busy;
-  for (const id of ["run", "submit"]) $(id).disabled = busy;
+  const why = cannotJudge();
+  for (const id of ["run", "submit"]) {
+    $(id).disabled = busy || Boolean(why);
+    if (why) $(id).title = why;
+  }
   $("cancel").hidden = !busy;
 }
 
