@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib.util
 import re
@@ -140,3 +141,24 @@ def require_needs(problem: Problem, on_server: bool = False) -> None:
         raise CannotJudgeHere(say("needs.server", id=problem.id, names=names))
     install = say("needs.install", extras=",".join(missing))
     raise CannotJudgeHere(say("needs.missing", id=problem.id, names=names, install=install))
+
+
+@functools.lru_cache(maxsize=16)
+def _chapters(folder: Path) -> dict[str, dict[str, str]]:
+    path = folder / "chapters.toml"
+    if not path.is_file():
+        return {}
+    with open(path, "rb") as fh:
+        data = tomllib.load(fh)
+    return {
+        slug: {key: str(entry.get(key, "")) for key in ("zh", "en", "url")}
+        for slug, entry in data.items()
+        if isinstance(entry, dict)
+    }
+
+
+def chapter_of(problem: Problem) -> dict[str, str]:
+    """The chapter a problem closes: {"zh", "en", "url"} from chapters.toml beside the problem folders (the
+    handbook's title, and its section's address where one is published); the slug itself where none is named."""
+    slug = problem.meta.chapter
+    return _chapters(problem.root.parent).get(slug) or {"zh": slug, "en": slug, "url": ""}

@@ -10,7 +10,7 @@ from fastapi.responses import JSONResponse
 
 from judge.catalog import say
 from judge.i18n import LANGS, Lang, pick_lang
-from judge.problems import Problem, missing_needs, require_needs
+from judge.problems import Problem, chapter_of, missing_needs, require_needs
 from web.markdown import render
 from web.pages import highlighted
 from web.projection import history_entry, submission_out
@@ -56,6 +56,7 @@ def summary(problem: Problem) -> dict[str, Any]:
         title=meta.title,
         difficulty=meta.difficulty,
         chapter=meta.chapter,
+        chapter_title=chapter_of(problem),
         device=meta.device,
         tags=meta.tags,
         needs=meta.needs,

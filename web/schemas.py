@@ -16,6 +16,11 @@ class ProblemSummary(BaseModel):
     title: Titles
     difficulty: str
     chapter: str
+    chapter_title: dict[str, str] = Field(
+        default_factory=dict,
+        description="The chapter's title ({zh, en}) and `url`, its section of the handbook where one is configured "
+        "(problems/chapters.toml); the slug itself where none is named.",
+    )
     device: str
     tags: list[str]
     needs: list[str] = Field(default_factory=list, description="Packages the exercise needs (problem.toml `needs`).")

@@ -18,8 +18,15 @@ def test_problem_list_has_the_contract_fields(client):
     problems = client.get("/api/problems").json()
     assert {"100", "101"} <= {p["id"] for p in problems}
     first = problems[0]
-    assert set(first) == {"id", "title", "difficulty", "chapter", "device", "tags", "needs", "missing"}
+    assert set(first) == {"id", "title", "difficulty", "chapter", "chapter_title", "device", "tags", "needs", "missing"}
     assert set(first["title"]) == {"zh", "en"}
+    # the chapter by its title (problems/chapters.toml), not its slug, with the handbook's section where set
+    assert first["chapter"] == "dispatcher-custom-ops"
+    assert first["chapter_title"] == {
+        "zh": "分发器与自定义算子",
+        "en": "The dispatcher and custom operators",
+        "url": "",
+    }
 
 
 def test_problem_detail_has_statement_starter_limits_public_tests_and_probes(client):

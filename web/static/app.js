@@ -214,12 +214,20 @@ function showTab(name) {
   for (const body of document.querySelectorAll(".tab-body")) body.hidden = body.id !== `tab-${name}`;
 }
 
+// The chapter by its title, linked to the handbook's section where the server names one.
+function chapterNote(p) {
+  const title = (p.chapter_title || {})[state.lang] || p.chapter;
+  const url = (p.chapter_title || {}).url;
+  const name = url && /^https?:\/\//.test(url) ? el("a", { href: url, text: title, rel: "noopener" }) : title;
+  return el("span", { class: "muted" }, `${t("chapter")}: `, name);
+}
+
 function renderStatement() {
   const p = state.problem;
   document.title = `${p.id}. ${p.title[state.lang]} · ${t("brand")}`;
   $("problem-meta").replaceChildren(
     el("span", { class: `badge ${p.difficulty}`, text: t(p.difficulty) }),
-    el("span", { class: "muted", text: `${t("chapter")}: ${p.chapter}` }),
+    chapterNote(p),
     el("span", { class: "muted", text: `${t("wall", { s: p.limits.wall_s })} · ${t("memory", { m: p.limits.memory_mib })}` }),
     ...p.tags.map((tag) => el("span", { class: "tag", text: tag })));
   $("statement").innerHTML = p.statement[state.lang].html;  // rendered by the server from the problem's markdown
