@@ -30,7 +30,7 @@ ARG PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_TRUSTED_HOST
 ARG TORCH_INDEX_URL=
 COPY pyproject.toml .wh[l] /wheels/
 RUN pip install --find-links /wheels ${TORCH_INDEX_URL:+--extra-index-url $TORCH_INDEX_URL} torch==2.13.0 \
-    && pip install --find-links /wheels '.[triton]' && pip uninstall -y practice-judge
+    && pip install --find-links /wheels '.[triton,scale,grade]' && pip uninstall -y practice-judge
 
 FROM python-app AS deps-gpu
 ARG PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_TRUSTED_HOST
@@ -38,7 +38,7 @@ ARG PIP_INDEX_URL PIP_EXTRA_INDEX_URL PIP_TRUSTED_HOST
 ARG TORCH_INDEX_URL=
 COPY pyproject.toml .wh[l] /wheels/
 RUN pip install --find-links /wheels ${TORCH_INDEX_URL:+--extra-index-url $TORCH_INDEX_URL} torch==2.13.0 \
-    && pip install --find-links /wheels '.[triton]' && pip uninstall -y practice-judge
+    && pip install --find-links /wheels '.[triton,scale]' && pip uninstall -y practice-judge
 
 FROM python-app AS service
 COPY --from=deps-cpu /opt/venv /opt/venv

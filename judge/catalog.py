@@ -209,6 +209,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "list.hard": ("困难", "hard"),
     "usage.unreadable": ("无法读取文件 {path}：{why}", "cannot read {path}: {why}"),
     "usage.os_error": ("无法访问 {path}：{why}", "cannot access {path}: {why}"),
+    "extras.missing": (
+        "{what} 需要可选依赖 {extra}（缺少 {packages}）：在仓库目录里运行 pip install -e '.[{extra}]'",
+        "{what} needs the optional {extra} packages ({packages} missing): run pip install -e '.[{extra}]' in the "
+        "repository",
+    ),
     "daemon.replaced": (
         "常驻判题进程已过期（{why}），换一个新的：这一次要冷启动，慢一些。",
         "The warm local judge was out of date ({why}) and is being replaced: this run starts cold, so it is slower.",

@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import TYPE_CHECKING, Any
 
-import redis
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -18,8 +17,9 @@ from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
 from judge.catalog import say
 from judge.errors import JudgeError
+from judge.extras import require
 from judge.i18n import Lang
-from judge.queue.outage import OutageLog, broker_unreachable, store_unreachable
+from judge.queue.outage import REDIS_ERRORS, OutageLog, broker_unreachable, store_unreachable
 from judge.queue.store import SqlStore, Store
 from judge.textsafe import valid
 from web import api, ops, pages, stream
@@ -62,7 +62,7 @@ def _outage(exc: BaseException) -> str | None:
     the service's to wait out, so it answers 503 with Retry-After, never 500."""
     if store_unreachable(exc):
         return "its database"
-    if broker_unreachable(exc) or isinstance(exc, redis.RedisError):
+    if broker_unreachable(exc) or isinstance(exc, REDIS_ERRORS):
         return "its queue"
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
         return "its disk"
@@ -100,6 +100,7 @@ def _service(
     """The service over the given or configured store and dispatcher; extras: threads to stop at shutdown."""
     if not settings.queue_url or dispatcher is not None:
         return WebService(settings, core, store, dispatcher), []
+    require("scale", "PRACTICE_QUEUE_URL")  # a queue needs the `scale` extra: say which pip line, not a traceback
     import redis  # noqa: PLC0415 - only with a queue
 
     from judge.queue.dispatcher import CeleryDispatcher  # noqa: PLC0415
@@ -171,7 +172,8 @@ def create_app(
     # Starlette types a handler as taking any Exception; each of these is registered for its own class only.
     app.add_exception_handler(JudgeError, judge_error)  # type: ignore[arg-type]
     app.add_exception_handler(RequestValidationError, invalid_request)  # type: ignore[arg-type]
-    for outage in (OperationalError, InterfaceError, DBAPIError, redis.RedisError, OSError):
+    outages: tuple[type[Exception], ...] = (OperationalError, InterfaceError, DBAPIError, *REDIS_ERRORS, OSError)
+    for outage in outages:
         app.add_exception_handler(outage, unavailable)
     app.include_router(api.router)
     app.include_router(stream.router)

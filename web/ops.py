@@ -8,10 +8,9 @@ from typing import Any
 from anyio import to_thread
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, Response
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
-from prometheus_client.core import CollectorRegistry, CounterMetricFamily, GaugeMetricFamily, HistogramMetricFamily
-from prometheus_client.registry import Collector
 
+from judge.errors import JudgeError
+from judge.extras import require
 from judge.queue.tally import BUCKETS
 
 router = APIRouter()
@@ -74,13 +73,20 @@ async def health(request: Request) -> JSONResponse:
     return JSONResponse(body, status_code=200 if not failing else 503)
 
 
-class ServiceCollector(Collector):
-    """Read at each scrape: queue depth from the store, judgements and latency from the tally (any process)."""
+class ServiceCollector:
+    """Read at each scrape: queue depth from the store, judgements and latency from the tally (any process).
+    prometheus-client is the `scale` extra: imported when a scrape comes, never by the learner's page."""
 
     def __init__(self, service: Any):
         self.service = service
 
     def collect(self) -> Iterator[Any]:
+        from prometheus_client.core import (  # noqa: PLC0415
+            CounterMetricFamily,
+            GaugeMetricFamily,
+            HistogramMetricFamily,
+        )
+
         """Each family that can still be read: the depth needs only the store, the rest only the tally (Redis on a
         queue), so one part being away drops only its own families, and `practice_up` says which."""
         up = GaugeMetricFamily("practice_up", "Whether each part could be read for this scrape", labels=["part"])
@@ -127,6 +133,13 @@ class ServiceCollector(Collector):
 
 @router.get("/metrics", include_in_schema=False)
 def metrics(request: Request) -> Response:
+    try:
+        require("scale", "/metrics")
+    except JudgeError as exc:  # a server installed without the `scale` extra: say which pip line adds it
+        return JSONResponse({"detail": exc.message}, status_code=501)
+    from prometheus_client import CONTENT_TYPE_LATEST, generate_latest  # noqa: PLC0415
+    from prometheus_client.core import CollectorRegistry  # noqa: PLC0415
+
     registry = CollectorRegistry(auto_describe=False)
-    registry.register(ServiceCollector(request.app.state.service))
+    registry.register(ServiceCollector(request.app.state.service))  # a Collector by shape
     return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import AsyncIterator
 
-import redis
 from anyio import to_thread
 from fastapi import APIRouter, HTTPException, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from judge.i18n import Lang
-from judge.queue.outage import store_unreachable
+from judge.queue.outage import REDIS_ERRORS, store_unreachable
 from web.api import LangQuery, reader_lang, service
 from web.projection import event_data
 from web.schemas import ErrorOut
@@ -73,7 +72,7 @@ async def events(submission_id: str, request: Request, lang: Lang | None = LangQ
                         return
                 await subscription.wait(POLL_S)
         except Exception as exc:
-            if not (store_unreachable(exc) or isinstance(exc, redis.RedisError)):
+            if not (store_unreachable(exc) or isinstance(exc, REDIS_ERRORS)):
                 raise
             # The store went away mid-stream (the response has started: no 503 now). Close with a reconnection
             # delay: the client comes back with Last-Event-ID and gets a 503 with Retry-After until the store is

@@ -85,9 +85,13 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
 
 
 def _grade(args: argparse.Namespace, settings: Settings) -> int:
+    from judge.extras import require  # noqa: PLC0415
+
+    require("grade", "judge grade")
     from judge.batch.grade import grade_class  # noqa: PLC0415
 
     if args.queue:  # the same judgements, sent to `judge worker`s (judge/queue imported lazily, like `judge serve`)
+        require("scale", "judge grade --queue")
         from judge.queue.grading import queue_judge  # noqa: PLC0415
 
         judge = queue_judge(settings)
@@ -123,6 +127,9 @@ def _grade(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _gradescope(args: argparse.Namespace, settings: Settings) -> int:
+    from judge.extras import require  # noqa: PLC0415
+
+    require("grade", "judge gradescope")
     from judge.batch.gradescope import build_bundle  # noqa: PLC0415
 
     path = build_bundle(args.problem, Path(args.out), settings, points=args.points)

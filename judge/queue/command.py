@@ -6,6 +6,8 @@ import argparse
 import json
 from typing import Any
 
+from judge.extras import require
+
 
 def _positive(text: str) -> int:
     value = int(text)
@@ -15,6 +17,7 @@ def _positive(text: str) -> int:
 
 
 def _worker(args: Any, settings: Any) -> int:
+    require("scale", "judge worker")
     from judge.queue.worker import run_worker  # noqa: PLC0415 - heavy: celery, the judge
 
     return run_worker(args.queue, args.concurrency, args.name, args.log_level)
@@ -37,6 +40,7 @@ def _db_upgrade(args: Any, settings: Any) -> int:
 
 
 def _status(args: Any, settings: Any) -> int:
+    require("scale", "judge status")
     from judge.problems import ProblemSet  # noqa: PLC0415
     from judge.queue.settings import QueueSettings  # noqa: PLC0415
     from judge.queue.status import gather, render  # noqa: PLC0415

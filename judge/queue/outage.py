@@ -8,8 +8,15 @@ import threading
 import time
 from collections.abc import Callable
 
-import redis
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+
+try:  # the queue's broker client: the `scale` extra (the learner's install has no broker to lose)
+    import redis
+
+    REDIS_ERRORS: tuple[type[Exception], ...] = (redis.RedisError,)
+except ImportError:
+    redis = None  # type: ignore[assignment]
+    REDIS_ERRORS = ()
 
 STORE_WAIT_S = 120.0  # how long a worker's task waits for the store before its message goes back to the queue
 LOG_EVERY_S = 30.0  # one log line per outage and kind, then one per this many seconds with a count
@@ -25,6 +32,8 @@ def store_unreachable(exc: BaseException) -> bool:
 
 def broker_unreachable(exc: BaseException) -> bool:
     """Redis is away, or refuses writes (MISCONF after a failed save on a full disk, read-only, out of memory)."""
+    if redis is None:
+        return False
     if isinstance(exc, redis.ConnectionError | redis.TimeoutError):
         return True
     text = str(exc)

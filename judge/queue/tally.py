@@ -6,11 +6,12 @@ import bisect
 import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
-from typing import Protocol
-
-import redis
+from typing import TYPE_CHECKING, Protocol
 
 from judge.queue.names import TALLY
+
+if TYPE_CHECKING:  # RedisTally is the queue's (the `scale` extra); the in-process LocalTally needs no Redis
+    import redis
 
 BUCKETS = (1.0, 2.0, 5.0, 10.0, 20.0, 30.0, 60.0, 120.0, 300.0, 600.0, float("inf"))  # submit -> report, s
 
