@@ -121,6 +121,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Judging {id} ({title}): {path}, public tests only",
     ),
     "cli.running": ("运行 {total} 个测试 ", "running {total} tests "),
+    "cli.running_hidden": ("隐藏测试运行中", "hidden tests running"),
     "cli.result": ("结果: ", "Result: "),
     "cli.counts": (
         "   测试 {passed}/{total} 通过，用时 {seconds:.1f} 秒",

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import time
 from itertools import groupby
 
 from rich.console import Console
+from rich.live import Live
 from rich.text import Text
 
 from judge.catalog import say
@@ -29,13 +31,37 @@ def verdict_name(verdict: Verdict, lang: Lang) -> str:
 
 
 class LiveMarks:
-    """Prints one mark per finished case, as pytest's progress line does."""
+    """Prints one mark per finished case, as pytest's progress line does. On a terminal the line is live: it also
+    shows the time since the tests started against the exercise's limit, and the public test that is running (for
+    hidden tests, only that they run), as the browser does; elsewhere (a pipe, a file) it prints marks only."""
 
-    def __init__(self, console: Console, lang: Lang = "zh"):
-        self.console, self.lang = console, lang
+    def __init__(self, console: Console, lang: Lang = "zh", limit_s: float | None = None):
+        self.console, self.lang, self.limit_s = console, lang, limit_s
         self.open_line = False
+        self.live: Live | None = None
+        self.marks, self.running, self.started, self.total = Text(), "", 0.0, 0
+
+    def _line(self) -> Text:
+        line = Text(say("cli.running", total=self.total).get(self.lang)) + self.marks
+        elapsed = time.monotonic() - self.started
+        clock = f"{elapsed:.1f} s" + (f" / {self.limit_s:.0f} s" if self.limit_s else "")
+        line.append(f"  {clock}", style="dim")
+        if self.running:
+            line.append(f"  {self.running}", style="dim")
+        return line
+
+    def close(self) -> None:
+        """End the live line (the judgement is over, or was cut short): it stays, without the running test."""
+        if self.live is not None:
+            self.running = ""
+            self.live.update(self._line(), refresh=True)
+            self.live.stop()
+            self.live = None
 
     def __call__(self, event: Event) -> None:
+        if self.console.is_terminal:
+            self._live(event)
+            return
         if event.type == "collected" and event.total:
             self.console.print(say("cli.running", total=event.total).get(self.lang), end="")
             self.open_line = True
@@ -45,6 +71,22 @@ class LiveMarks:
         elif event.type == "done" and self.open_line:
             self.console.print()
             self.open_line = False
+
+    def _live(self, event: Event) -> None:
+        if event.type == "collected" and event.total:
+            self.total, self.started = event.total, time.monotonic()
+            self.live = Live(get_renderable=self._line, console=self.console, refresh_per_second=5, transient=False)
+            self.live.start()
+        elif self.live is None:
+            return
+        elif event.type == "case_started":
+            self.running = say("cli.running_hidden").get(self.lang) if event.hidden else plain(event.name)
+        elif event.type == "case_finished":
+            mark, style = MARKS[event.outcome.value]
+            self.marks.append(mark, style=style)
+            self.running = ""
+        elif event.type == "done":
+            self.close()
 
 
 def print_report(console: Console, report: PublicReport, path: str) -> None:

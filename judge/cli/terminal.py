@@ -44,8 +44,12 @@ def run_problem(
     source = read_submission(target, settings.max_source_bytes)
     if not as_json:
         announce(err, problem, target, public, lang)
-    marks = None if as_json else LiveMarks(out, lang)
-    report = _grade(settings, problem, source, "run" if public else "submit", marks, target.name, err)
+    marks = None if as_json else LiveMarks(out, lang, problem.meta.limits.wall_s)
+    try:
+        report = _grade(settings, problem, source, "run" if public else "submit", marks, target.name, err)
+    finally:
+        if marks is not None:
+            marks.close()
     public_report = report.public(lang)
     if path is None or target.resolve() == files.path(problem).resolve():
         files.record(problem, source, report.verdict, report.mode)

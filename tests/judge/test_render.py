@@ -72,3 +72,29 @@ def test_after_a_time_limit_the_tests_not_run_fold_into_one_line_and_count_as_no
     lines = [line.plain for line in case_lines(report(Verdict.time_limit_exceeded, cases).public("en"))]
     assert lines == [f"  E test_loops  {limit.en}", "  38 tests not run"]
     assert not any("failing" in line for line in lines)
+
+
+def test_on_a_terminal_the_progress_line_shows_the_clock_against_the_limit_and_the_running_test():
+    import io
+
+    from judge.cli.render import LiveMarks
+    from judge.events import CaseFinished, CaseStarted, Collected, Done
+
+    console = Console(file=io.StringIO(), force_terminal=True, width=120, color_system=None)
+    marks = LiveMarks(console, "en", limit_s=30)
+    marks(Collected(total=3))
+    marks(CaseStarted(name="test_first"))
+    line = marks._line().plain
+    assert line.startswith("running 3 tests ") and "s / 30 s" in line and line.endswith("test_first")
+    marks(CaseFinished(index=1, total=3, name="test_first", hidden=False, outcome=Outcome.passed))
+    marks(CaseStarted(hidden=True))
+    assert marks._line().plain.endswith("hidden tests running")  # which hidden test, never
+    marks(CaseFinished(index=2, total=3, name="hidden 1", outcome=Outcome.failed, hidden=True))
+    marks(Done(verdict=Verdict.wrong_answer))
+    assert marks.live is None and "✓✗" in marks._line().plain and "running" not in marks._line().plain[10:]
+    piped = Console(file=io.StringIO(), force_terminal=False, color_system=None)
+    plain_marks = LiveMarks(piped, "en", limit_s=30)  # a pipe or a file gets marks only, as before
+    plain_marks(Collected(total=1))
+    plain_marks(CaseFinished(index=1, total=1, name="t", hidden=False, outcome=Outcome.passed))
+    plain_marks(Done(verdict=Verdict.accepted))
+    assert piped.file.getvalue() == "running 1 tests ✓\n"
