@@ -82,6 +82,8 @@ class _Attempt:
     node: Node
     named: Named | None
     origin: str
+    uploads: dict[str, tuple[tuple[int, int], str]] = field(default_factory=dict)  # file -> (order, path) kept
+    older: list[str] = field(default_factory=list)  # older uploads of one of its files (Canvas's -N), left out
 
     @property
     def when(self) -> datetime | None:
@@ -165,9 +167,15 @@ def _group(root: Node, skipped: list[Skipped]) -> dict[tuple[str, str], list[_At
             if attempt is None:
                 folder = Node(named.student, node.path)
                 attempt = attempts[named.attempt] = _Attempt(folder, named, node.path)
-            attempt.node.children[named.file or node.name] = Node(
-                named.file or node.name, node.path, node.read, node.size, node.mtime
-            )
+            file = named.file or node.name
+            kept = attempt.uploads.get(file)
+            if kept is not None and kept[0] > named.order:  # an older upload of a file already kept: left out
+                attempt.older.append(node.path)
+                continue
+            if kept is not None:
+                attempt.older.append(kept[1])  # a newer upload of that file (Canvas's 101-1.py after 101.py)
+            attempt.uploads[file] = (named.order, node.path)
+            attempt.node.children[file] = Node(file, node.path, node.read, node.size, node.mtime)
             attempt.named = _later(attempt.named, named)
         else:
             attempts[named.attempt or node.name] = _Attempt(node, named, node.path)
@@ -223,9 +231,11 @@ def _entry_of(key: tuple[str, str], attempts: list[_Attempt], exercise: Exercise
         entry.student = _UNSAFE.sub("_", named.student) or "_"
         entry.name, entry.layout, entry.late_marker = named.name, named.layout, named.late
     entry.submitted = latest.when
-    entry.attempts = [a.origin for a in ordered[:-1]]
+    entry.attempts = [a.origin for a in ordered[:-1]] + sorted(latest.older)
     if entry.attempts:
-        entry.notes.append(f"{len(ordered)} attempts: judged the latest ({latest.origin})")
+        left_out = ", ".join(entry.attempts)
+        count = len(ordered) + len(latest.older)
+        entry.notes.append(f"{count} attempts: judged the latest ({latest.origin}); left out: {left_out}")
     return entry
 
 

@@ -13,6 +13,7 @@ GRADESCOPE_METADATA = "submission_metadata.yml"
 
 # Canvas: lastfirst_userid_submissionid_file.py, or lastfirst_LATE_userid_submissionid_file.py (its bulk download).
 _CANVAS = re.compile(r"^(?P<name>[^_]+?)(?P<late>_LATE)?_(?P<user>\d+)_(?P<sub>\d+)_(?P<file>.+)$")
+_CANVAS_REUPLOAD = re.compile(r"^(?P<stem>.+?)-(?P<n>\d+)(?P<ext>\.[A-Za-z0-9]+)$")
 # Moodle: "Full Name_12345_assignsubmission_file_" (a folder), or flat: "Full Name_12345_assignsubmission_file_x.py".
 _MOODLE = re.compile(r"^(?P<name>.+?)_(?P<user>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<file>.*)$")
 # Gradescope's export: one folder per submission, submission_<id>/, beside submission_metadata.yml.
@@ -38,8 +39,9 @@ class Named:
     file: str = ""  # the file's own name inside the student's submission ("" for a folder that is the submission)
     submitted: datetime | None = None
     late: bool = False  # the LMS marked it late (Canvas's _LATE_)
-    attempt: str = ""  # tells attempts of one student apart (Blackboard's date)
+    attempt: str = ""  # tells attempts of one student apart (Blackboard's date, Gradescope's submission)
     receipt: bool = False  # Blackboard's .txt receipt: read for the name, not a submission
+    order: tuple[int, int] = (0, 0)  # the LMS's own order of uploads of one file (Canvas's -N), before any file time
 
 
 def parse_name(name: str, is_file: bool, assignment: str | None = None) -> Named | None:
@@ -70,7 +72,13 @@ def parse_name(name: str, is_file: bool, assignment: str | None = None) -> Named
     if match := _MOODLE.match(name):
         return Named(MOODLE, match["user"], name=match["name"].strip(), file=match["file"] or name)
     if match := _CANVAS.match(name):
-        return Named(CANVAS, match["user"], name=match["name"], file=match["file"], late=bool(match["late"]))
+        # A re-upload of the same file name gets "-N" before its extension (101-1.py): a newer attempt at that file,
+        # not a second file of the submission (the number after the user id is each file's own, not the attempt's).
+        # N orders the uploads of one file, whatever the files' times say (a copy without -p resets them).
+        file, again = match["file"], 0
+        if upload := _CANVAS_REUPLOAD.match(file):
+            file, again = upload["stem"] + upload["ext"], int(upload["n"])
+        return Named(CANVAS, match["user"], name=match["name"], file=file, late=bool(match["late"]), order=(0, again))
     return None
 
 

@@ -57,6 +57,25 @@ def test_canvas_names_give_the_user_id_the_name_and_the_late_mark(tmp_path):
     assert any("not judged: leechris_1003_5004_helper.py" in n for n in entries["1003"].notes)
 
 
+def test_a_canvas_reupload_is_a_newer_attempt_judged_whatever_the_file_times(tmp_path):
+    """Canvas names a re-upload of the same file 900-1.py (the number after the user id is each file's own): the
+    newest upload is judged, even when a copy without -p gave the older one the newer time, and the feedback's
+    note names the judged file and the one left out."""
+    import os
+
+    write_tree(tmp_path, {"ortizoscar_10016_70016_900.py": WRONG, "ortizoscar_10016_70116_900-1.py": REFERENCE})
+    os.utime(tmp_path / "ortizoscar_10016_70116_900-1.py", (1_000_000, 1_000_000))  # the newer upload, oldest time
+    os.utime(tmp_path / "ortizoscar_10016_70016_900.py", (2_000_000, 2_000_000))
+    entry = by_id(scan(tmp_path, EXERCISE))["10016"]
+    assert entry.data == REFERENCE.encode()
+    assert entry.attempts == ["ortizoscar_10016_70016_900.py"]
+    assert any(
+        "2 attempts: judged the latest (ortizoscar_10016_70116_900-1.py); left out: ortizoscar_10016_70016_900.py" in n
+        for n in entry.notes
+    ), entry.notes
+    assert parse_name("ortizoscar_10016_70116_900-2.py", True).order == (0, 2)
+
+
 def test_moodle_folders_and_flat_files_give_the_participant_id(tmp_path):
     write_tree(
         tmp_path,
