@@ -72,6 +72,7 @@ def _points(text: str) -> float:
 
 def grade_options(args: argparse.Namespace) -> GradeOptions:
     """The output-shaping options this command line gives (those it leaves out come from DIR's earlier run)."""
+    from judge.batch.lateness import read_times  # noqa: PLC0415
     from judge.batch.policy import GradeOptions  # noqa: PLC0415
 
     given = {
@@ -80,7 +81,12 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
         "late_penalty": args.late_penalty,
         "lms": args.lms or None,
         "lms_column": args.lms_column,
+        "late_from_mtime": True if getattr(args, "late_from_mtime", False) else None,
     }
+    for option, source in (("submitted_at", "submitted-at"), ("worksheet", "worksheet")):
+        path = getattr(args, option, None)
+        if path:  # the times the instructor gives win over the download's own
+            given["submitted_at"], given["submitted_source"] = read_times(Path(path)), source
     return GradeOptions(**{k: v for k, v in given.items() if v is not None})
 
 
@@ -169,6 +175,19 @@ def register(sub: Any) -> None:
         "--lms", action="append", choices=["canvas", "moodle"], help="also write canvas.csv / moodle.csv (repeatable)"
     )
     grade.add_argument("--lms-column", help="the assignment's column in canvas.csv (default: the exercise's title)")
+    grade.add_argument(
+        "--submitted-at",
+        metavar="FILE",
+        help="a CSV of student id and submission time (Canvas's gradebook or API export): the times lateness uses",
+    )
+    grade.add_argument(
+        "--worksheet", metavar="FILE", help="Moodle's grading worksheet: its 'Last modified (submission)' times"
+    )
+    grade.add_argument(
+        "--late-from-mtime",
+        action="store_true",
+        help="time submissions that carry no other time by their files' times (refused when those look reset)",
+    )
     grade.add_argument("--only", metavar="ID", help="regrade this student alone and merge the row into DIR")
     grade.add_argument(
         "--replace", action="store_true", help="DIR holds another exercise's results: move them aside, start afresh"

@@ -13,6 +13,7 @@ from judge.batch import state
 from judge.batch.cache import ReportCache, shared_folder
 from judge.batch.exercise import Exercise
 from judge.batch.inputs import MAX_FILE, Entry, scan
+from judge.batch.lateness import apply_times, check_file_times
 from judge.batch.outputs import write_outputs
 from judge.batch.policy import GradeOptions
 from judge.batch.policy import apply as apply_policy
@@ -93,6 +94,14 @@ def grade_class(
                 file=stream,
             )
             return EXIT_USAGE
+    if options.submitted_at:
+        apply_times(found.entries, options.submitted_at, options.submitted_source or "submitted-at")
+    refusal, warning = check_file_times(found.entries, options.deadline, options.late_from_mtime)
+    if refusal:
+        print(f"error: {refusal}", file=stream)
+        return EXIT_USAGE
+    if warning:
+        print(f"note: {warning}", file=stream)
     shared_folder(out)
     cache = ReportCache(out / CACHE, problem.digest, judge.versions())
     interrupted = False

@@ -41,6 +41,7 @@ class Entry:
     name: str = ""  # the student's name, where the LMS's layout gives one
     layout: str = layouts.PLAIN
     submitted: datetime | None = None  # from the name or the metadata, else the file's time
+    submitted_from: str = ""  # where that time came from: "lms", "file", "submitted-at", "worksheet" (lateness.py)
     late_marker: bool = False  # the LMS marked it late
     attempts: list[str] = field(default_factory=list)  # the student's other (older) attempts, not judged
 
@@ -231,6 +232,7 @@ def _entry_of(key: tuple[str, str], attempts: list[_Attempt], exercise: Exercise
         entry.student = _UNSAFE.sub("_", named.student) or "_"
         entry.name, entry.layout, entry.late_marker = named.name, named.layout, named.late
     entry.submitted = latest.when
+    entry.submitted_from = "lms" if named is not None and named.submitted else ("file" if latest.when else "")
     entry.attempts = [a.origin for a in ordered[:-1]] + sorted(latest.older)
     if entry.attempts:
         left_out = ", ".join(entry.attempts)

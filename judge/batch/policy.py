@@ -21,6 +21,11 @@ class GradeOptions(BaseModel):
     late_penalty: float = Field(0.0, ge=0, le=100, description="Percent of the points taken off per day late.")
     lms: list[str] = Field(default_factory=list, description="LMS exports to write: canvas, moodle.")
     lms_column: str | None = Field(None, description="The assignment's column in canvas.csv (default: the title).")
+    late_from_mtime: bool = Field(False, description="Time submissions that carry no other time by their files.")
+    submitted_at: dict[str, datetime] = Field(
+        default_factory=dict, description="Times from --submitted-at or --worksheet, by student id (kept for --only)."
+    )
+    submitted_source: str = Field("", description="Where submitted_at came from: submitted-at or worksheet.")
     lang: str | None = None
 
     @property
@@ -49,12 +54,14 @@ def parse_deadline(text: str) -> datetime:
 def apply(rows: list[Row], options: GradeOptions) -> None:
     """Set each row's late flag, days late, points and max points from its score and the options.
 
-    Only an LMS's entries are timed against the deadline (their names, metadata or the download's file times);
+    Only an LMS's entries are timed against the deadline, by a time that can be trusted: the LMS's names or metadata,
+    --submitted-at or --worksheet, and the download's file times only with --late-from-mtime (judge.batch.lateness);
     a plain alice.py's file time says when it was copied, not when it was handed in."""
     for row in rows:
         marked = row.late_marker
         days = 0
-        if options.deadline is not None and row.submitted is not None and row.layout != "plain":
+        trusted = row.submitted_from != "file" or options.late_from_mtime  # a file's time says when it was copied
+        if options.deadline is not None and row.submitted is not None and row.layout != "plain" and trusted:
             over = row.submitted - _aware(options.deadline)
             days = math.ceil(over / DAY) if over > timedelta(0) else 0
         if marked and days == 0:

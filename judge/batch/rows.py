@@ -49,6 +49,7 @@ class Row(BaseModel):
     name: str = Field("", description="The student's name, where the LMS's layout gives one.")
     layout: str = "plain"
     submitted: datetime | None = None
+    submitted_from: str = Field("", description="Where `submitted` came from: lms, file, submitted-at, worksheet.")
     late_marker: bool = Field(False, description="The LMS marked it late (Canvas's _LATE_).")
     late: bool = False
     days_late: int = 0

@@ -155,6 +155,7 @@ def _about(entry: Entry) -> dict[str, object]:
         "name": entry.name,
         "layout": entry.layout,
         "submitted": entry.submitted,
+        "submitted_from": entry.submitted_from,
         "late_marker": entry.late_marker,
         "attempts": list(entry.attempts),
     }
