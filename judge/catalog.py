@@ -73,6 +73,16 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "提示：判题环境只有 torch、numpy 和 Python 标准库；去掉这个导入。",
         "hint: the judge offers only torch, numpy and Python's standard library; remove this import.",
     ),
+    "import.hint.did_you_mean": (
+        "提示：没有 {name} 这个模块，你是不是想写 {close}？",
+        "hint: there is no module {name}; did you mean {close}?",
+    ),
+    "import.hint.one_file": (
+        "提示：判题只拿你的一个文件：{name} 如果是你自己的辅助模块，把它的内容放进这个文件里；"
+        "判题环境只有 torch、numpy 和 Python 标准库。",
+        "hint: the exercise takes one file: if {name} is a helper module of yours, put its code in this file; "
+        "the judge offers only torch, numpy and Python's standard library.",
+    ),
     "import.hint.runtime": (
         "提示：这一行在导入你的文件时（模块顶层、注册算子时）抛出了异常；先让它能用 python 直接运行。",
         "hint: this line raised while your file was imported (top level, op registration); "

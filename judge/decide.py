@@ -176,7 +176,7 @@ def _summary(
         return say("internal_error")
     if verdict == Verdict.compile_error:
         error = log.import_error or ImportProblem()
-        return import_block(log.import_message, error.type, error.line, source)
+        return import_block(log.import_message, error.type, error.line, source, message=error.message)
     ids = LIMIT_MESSAGES.get(verdict)
     if ids:
         # The exit status is the submission's to choose: once hidden tests ran it could carry their data out

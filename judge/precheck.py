@@ -7,6 +7,11 @@ literal) makes compile() raise rather than crash, and that becomes a compile err
 
 from __future__ import annotations
 
+import difflib
+import importlib.util
+import os
+import pkgutil
+import re
 import warnings
 from dataclasses import dataclass
 
@@ -52,21 +57,70 @@ def compile_failure(source: str, display_name: str) -> NotCompiling | None:
 
 
 def import_block(
-    headline: Text, kind: str, line: int | None, source: str, offset: int | None = None, end_offset: int | None = None
+    headline: Text,
+    kind: str,
+    line: int | None,
+    source: str,
+    offset: int | None = None,
+    end_offset: int | None = None,
+    message: str = "",
 ) -> Text:
     """The error with its file and line (headline), the offending source line with a caret under it, and a
-    one-line hint chosen by the error's kind."""
+    one-line hint chosen by the error's kind (and, for a module that is not there, by its name)."""
     shown = _caret(source, line, offset, end_offset)
     block = headline + ("\n" + shown if shown else "")
-    return block + "\n" + _hint(kind)
+    return block + "\n" + _hint(kind, message)
 
 
-def _hint(kind: str) -> Text:
+_NO_MODULE = re.compile(r"No module named '([A-Za-z0-9_.]+)'")
+
+
+def _hint(kind: str, message: str = "") -> Text:
     if kind in ("SyntaxError", "IndentationError", "TabError"):
         return say("import.hint.syntax")
     if kind in ("ModuleNotFoundError", "ImportError"):
-        return say("import.hint.module")
+        return _module_hint(message)
     return say("import.hint.runtime")
+
+
+def _module_hint(message: str) -> Text:
+    """A misspelled submodule of a package the judge has (torch.nn.functionl): the closest real name; a module of
+    the learner's own (a helper file beside the solution): one file is judged, so put it there; else what is offered."""
+    found = _NO_MODULE.search(message)
+    if found is None:
+        return say("import.hint.module")
+    name = found[1]
+    close = closest_module(name)
+    if close is not None:
+        return say("import.hint.did_you_mean", name=name, close=close)
+    top = name.split(".")[0]
+    if "." not in name and importlib.util.find_spec(top) is None and top not in OFFERED:
+        return say("import.hint.one_file", name=name)
+    return say("import.hint.module")
+
+
+OFFERED = ("torch", "numpy", "triton")
+
+
+def closest_module(name: str) -> str | None:
+    """For `a.b.c` that does not exist under an installed package `a`: the closest existing module name, found on
+    disk (nothing is imported: the judge's own process never imports torch on this path), or None."""
+    parts = name.split(".")
+    if len(parts) < 2 or parts[0] not in OFFERED:
+        return None
+    spec = importlib.util.find_spec(parts[0])  # a top-level lookup: imports nothing
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    paths, known = list(spec.submodule_search_locations), [parts[0]]
+    for part in parts[1:]:
+        names = {m.name: m.ispkg for m in pkgutil.iter_modules(paths) if not m.name.startswith("__")}
+        if part in names:
+            known.append(part)
+            paths = [os.path.join(p, part) for p in paths]
+            continue
+        match = difflib.get_close_matches(part, list(names), n=1, cutoff=0.75)
+        return ".".join([*known, match[0]]) if match else None
+    return None
 
 
 def _caret(source: str, line: int | None, offset: int | None, end_offset: int | None) -> str:

@@ -49,3 +49,29 @@ def test_the_syntax_error_path_imports_no_torch():
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_a_missing_module_gets_the_hint_that_fits_it():
+    """A misspelled torch submodule is answered with the closest real name (found on disk: nothing is imported),
+    a module of the learner's own (a helper file) with 'the exercise takes one file', anything else with what the
+    judge offers."""
+    import sys
+
+    from judge.precheck import _hint
+
+    typo = _hint("ModuleNotFoundError", "No module named 'torch.nn.functionl'")
+    assert "did you mean torch.nn.functional?" in typo.en and "torch.nn.functional" in typo.zh
+    helper = _hint("ModuleNotFoundError", "No module named 'my_helpers'")
+    assert "the exercise takes one file" in helper.en and "my_helpers" in helper.en
+    offered = _hint("ModuleNotFoundError", "No module named 'numpy.linalgx.foo'")
+    assert "did you mean numpy.linalg" in offered.en
+    code = (
+        "import sys; from judge.precheck import _hint; "
+        "_hint('ModuleNotFoundError', \"No module named 'torch.nn.functionl'\"); print('torch' in sys.modules)"
+    )
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip() == "False", done.stderr  # the judge's own process still imports no torch here
+    plain = _hint("ImportError", "cannot import name 'x' from 'torch'")
+    assert "the judge offers only torch, numpy" in plain.en
