@@ -90,6 +90,21 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
     return GradeOptions(**{k: v for k, v in given.items() if v is not None})
 
 
+def _options(args: argparse.Namespace, settings: Settings) -> GradeOptions:
+    """grade_options, with canvas.csv's column taken from a Canvas gradebook export when one is given."""
+    options = grade_options(args)
+    if getattr(args, "gradebook", None) and not args.lms_column:
+        from judge.batch.canvas_column import column_from_gradebook  # noqa: PLC0415
+        from judge.problems import ProblemSet  # noqa: PLC0415
+
+        problem = ProblemSet(settings.problems_dir).get(args.problem)
+        titles = [problem.meta.title.zh, problem.meta.title.en]
+        options.lms_column = column_from_gradebook(Path(args.gradebook), problem.id, titles)
+        if "canvas" not in options.lms:
+            options.lms = [*options.lms, "canvas"]
+    return options
+
+
 def _grade(args: argparse.Namespace, settings: Settings) -> int:
     from judge.extras import require  # noqa: PLC0415
 
@@ -114,7 +129,7 @@ def _grade(args: argparse.Namespace, settings: Settings) -> int:
                 force=args.force,
                 lang=args.lang,
                 judge=judge,
-                options=grade_options(args),
+                options=_options(args, settings),
                 only=args.only,
                 replace=args.replace,
             )
@@ -126,7 +141,7 @@ def _grade(args: argparse.Namespace, settings: Settings) -> int:
         jobs=args.jobs,
         force=args.force,
         lang=args.lang,
-        options=grade_options(args),
+        options=_options(args, settings),
         only=args.only,
         replace=args.replace,
     )
@@ -175,6 +190,11 @@ def register(sub: Any) -> None:
         "--lms", action="append", choices=["canvas", "moodle"], help="also write canvas.csv / moodle.csv (repeatable)"
     )
     grade.add_argument("--lms-column", help="the assignment's column in canvas.csv (default: the exercise's title)")
+    grade.add_argument(
+        "--gradebook",
+        metavar="FILE",
+        help="a Canvas gradebook export: canvas.csv fills the one assignment column that names this exercise",
+    )
     grade.add_argument(
         "--submitted-at",
         metavar="FILE",

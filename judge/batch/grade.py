@@ -11,6 +11,7 @@ from typing import Any, TextIO
 
 from judge.batch import state
 from judge.batch.cache import ReportCache, shared_folder
+from judge.batch.canvas_column import matching_note
 from judge.batch.exercise import Exercise
 from judge.batch.inputs import MAX_FILE, Entry, scan
 from judge.batch.lateness import apply_times, check_file_times
@@ -94,6 +95,9 @@ def grade_class(
                 file=stream,
             )
             return EXIT_USAGE
+    if "canvas" in options.lms and not options.lms_column:
+        title = problem.meta.title.en if language == "en" else problem.meta.title.zh
+        print(f"note: {matching_note(title)}", file=stream)
     if options.submitted_at:
         apply_times(found.entries, options.submitted_at, options.submitted_source or "submitted-at")
     refusal, warning = check_file_times(found.entries, options.deadline, options.late_from_mtime)
