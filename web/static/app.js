@@ -561,6 +561,9 @@ function renderSubmission(sub, markEditor = false) {
     block.hidden = false;
   }
   if (sub.error_line && markEditor) state.editor.showError(sub.error_line, r.message || t("importError"));
+  // The results pane scrolls to the first failure (the verdict and one case fit above the fold otherwise).
+  const first = $("cases").querySelector(".case:not(.passed)");
+  if (first && r.verdict !== "accepted") first.scrollIntoView({ block: "nearest" });
 }
 
 async function showNext() {
