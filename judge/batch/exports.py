@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 from datetime import datetime
 from typing import Any
 
+from judge.batch.feedback import lms_comment
 from judge.batch.rows import ALL_COLUMNS, REJECTED, Row
 from judge.batch.spreadsheet import csv_bytes, formula_like
 from judge.i18n import Lang
@@ -113,9 +114,15 @@ def _moodle_time(when: datetime | None) -> str:
 
 
 def _comment(row: Row, lang: Lang) -> str:
-    verdict = row.verdict if row.report is None else row.report.public(lang).message or row.verdict
-    late = f" (late {row.days_late} d)" if row.late else ""
-    return f"{row.verdict}: {verdict}{late}" if verdict != row.verdict else f"{row.verdict}{late}"
+    """What the student reads in Moodle: the short form of their feedback file (judge.batch.feedback)."""
+    return lms_comment(row, lang)
+
+
+def canvas_comments_csv(rows: list[Row], lang: Lang) -> bytes:
+    """Canvas's gradebook import takes points only, not comments: each Canvas student's comment (the short form of
+    their feedback) by user id, for Canvas's submission-comments API or a bulk tool."""
+    body = [[row.student, row.name, lms_comment(row, lang)] for row in rows if row.layout == "canvas"]
+    return csv_bytes(["ID", "Student", "Comment"], body, "utf-8-sig")
 
 
 def reports_jsonl(rows: list[Row], lang: Lang) -> bytes:

@@ -107,3 +107,30 @@ def _inline(text: str) -> str:
 def _code(text: str) -> str:
     """One line inside a code span: no backtick can close it early."""
     return plain(text).replace("\n", " ").replace("`", "'")
+
+
+def lms_comment(row: Row, lang: Lang, limit: int = 1500) -> str:
+    """The short form of the feedback file, for the LMS's comment box (Moodle's "Feedback comments", Canvas's
+    submission comments): the verdict and points, why a file was rejected or scored 0, then each failing check with
+    its message (a public test) or its hint (a hidden one), one per line, within `limit` characters."""
+    if row.report is None:
+        return f"{verdict_name(REJECTED, lang)}: {plain(row.reason.get(lang))}"[:limit]
+    public = row.report.public(lang)
+    tests = word("tests", lang, passed=public.passed, total=public.total, score=row.score)
+    head = f"{verdict_name(public.verdict.value, lang)} · {tests}"
+    if row.max_points:
+        head += " · " + word("points", lang, points=row.points, max_points=row.max_points)
+        if row.late:
+            head += word("late", lang, days=row.days_late)
+    lines = [head]
+    if UNCHANGED_NOTE in row.notes:
+        lines.append(word("unchanged", lang))
+    if public.message and public.verdict.value != "accepted":
+        lines.append(plain(public.message.splitlines()[0]))
+    for case in public.cases:
+        if case.outcome == Outcome.passed:
+            continue
+        what = case.hint if case.hidden else (case.message or case.hint)
+        lines.append(f"✗ {plain(case.name)}: {plain(what)}" if what else f"✗ {plain(case.name)}")
+    text = "\n".join(dict.fromkeys(lines))  # a message shared by many cases once
+    return text if len(text) <= limit else text[: limit - 1].rsplit("\n", 1)[0] + "\n…"

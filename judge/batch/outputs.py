@@ -8,6 +8,7 @@ from pathlib import Path
 from judge.batch.cache import write_atomic
 from judge.batch.classreport import render_class_report
 from judge.batch.exports import (
+    canvas_comments_csv,
     canvas_csv,
     grades_csv,
     grades_xlsx,
@@ -66,6 +67,7 @@ def write_outputs(
     if "canvas" in options.lms:
         title = problem.meta.title.en if lang == "en" else problem.meta.title.zh
         write_atomic(out / "canvas.csv", canvas_csv(rows, options.lms_column or title))
+        write_atomic(out / "canvas-comments.csv", canvas_comments_csv(rows, lang))
     if "moodle" in options.lms:
         write_atomic(out / "moodle.csv", moodle_csv(rows, lang))
     write_atomic(out / "grades.xlsx", grades_xlsx(rows, lang))
