@@ -46,6 +46,7 @@ WORKER_PRELOAD = [
     "judge.worker.main",
     "judge.worker.observe",
     "judge.worker.opobserve",  # what probes observe for opcheck (judge/checker/opchecks.py decides)
+    "judge.worker.warmup",  # last: runs the first custom-op, fake, AOT and compile calls once, in the zygote
 ]  # one preload list for every worker zygote, local or in a container
 
 

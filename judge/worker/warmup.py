@@ -1,0 +1,72 @@
+"""Imported once by the worker zygote (judge.runners.base.WORKER_PRELOAD): runs, in the warm parent, the first calls
+whose costs every forked worker would otherwise pay again: a custom operator registered, called on fake tensors,
+run under AOTAutograd and through torch.compile (aot_eager), with a backward.
+
+Those first calls fill torch's lazily built tables (dispatch caches, the fake-tensor and AOT machinery's
+singletons, Dynamo's and sympy's caches), which each fresh worker otherwise built in its first probe of the kind:
+about 0.2 s each for three cases of exercise 100. Nothing of the warm-up is left for learner code to reach: its
+operator lives in a private namespace no exercise uses, Dynamo is reset afterwards, and the warm-up keeps no
+reference to what it made.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+
+import torch
+
+
+def _warm() -> None:
+    from torch._dynamo import reset  # noqa: PLC0415
+    from torch._subclasses.fake_tensor import FakeTensorMode  # noqa: PLC0415
+
+    from judge.worker.opobserve import opcheck_data  # noqa: PLC0415
+
+    name = "_judge_warmup::scale"  # a private namespace no exercise uses
+
+    @torch.library.custom_op(name, mutates_args=())
+    def scale(x: torch.Tensor, factor: float = 2.0) -> torch.Tensor:
+        return x * factor
+
+    @scale.register_fake
+    def _(x, factor=2.0):
+        return torch.empty_like(x)
+
+    def backward(ctx, grad):
+        return grad * ctx.factor, None
+
+    def setup(ctx, inputs, output):
+        ctx.factor = inputs[1]
+
+    scale.register_autograd(backward, setup_context=setup)
+    op = torch.ops._judge_warmup.scale.default
+    x = torch.randn(4, 6, dtype=torch.float64)
+    opcheck_data(op, (x, 3.0), grad=(0,))  # eager, fake, autograd kernels, AOTAutograd with dynamic shapes
+    with FakeTensorMode() as mode:
+        op(mode.from_tensor(x), 2.0)
+    compiled = torch.compile(lambda t: op(t, 2.0) + 1, fullgraph=True, backend="aot_eager", dynamic=False)
+    y = x.clone().requires_grad_(True)
+    compiled(y).sum().backward()
+    reset()  # Dynamo keeps nothing of the warm-up's compile
+
+
+def _no_threads_left() -> None:
+    """A zygote forks workers: it must hold no thread but its own. A compile makes a progress bar, whose tqdm starts
+    its monitor thread: stop it (a worker refuses threads anyway, and tqdm starts a new monitor where one is needed)."""
+    tqdm = sys.modules.get("tqdm")
+    monitor = getattr(getattr(tqdm, "tqdm", None), "monitor", None)
+    if monitor is not None:
+        monitor.exit()
+        tqdm.tqdm.monitor = None  # type: ignore[union-attr]
+    others = [t for t in threading.enumerate() if t is not threading.main_thread()]
+    for thread in others:
+        thread.join(timeout=5)
+
+
+try:
+    _warm()
+except Exception:  # noqa: BLE001 - a warm-up that fails costs speed, never a judgement
+    pass
+finally:
+    _no_threads_left()
