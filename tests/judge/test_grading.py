@@ -163,3 +163,19 @@ def test_bad_requests_raise_judge_errors(fixture_judge):
 def test_judge_keeps_working_after_misbehaviour(fixture_judge):
     grade(fixture_judge, "import os\nos._exit(3)\n")
     assert grade(fixture_judge, GOOD).verdict == Verdict.accepted
+
+
+def test_a_stack_summary_names_no_frame_of_the_judge_or_the_probes(fixture_judge):
+    """traceback.extract_stack (a frame consumer learner code may call) skips the judge's and the probes' frames:
+    no probe's or serve loop's name tells the learner's code what observes it (a swap aimed by reading the stack
+    forged exercise 100's opcheck before). The learner's own frames and torch's stay."""
+    source = (
+        "import traceback\n\n\ndef add(a, b):\n"
+        "    names = [f'{f.name}@{f.filename.rsplit(\"/\", 1)[-1]}' for f in traceback.extract_stack()]\n"
+        "    raise RuntimeError('STACK ' + ' '.join(names))\n"
+    )
+    report = grade(fixture_judge, source, mode="run")
+    shown = " ".join(c.message.en for c in report.cases if "STACK" in c.message.en)
+    assert "STACK" in shown and "add@" in shown  # the learner's own frame is there
+    for hidden in ("probes.py", "main.py", "serve", "_call", "guard.py"):
+        assert hidden not in shown, shown
