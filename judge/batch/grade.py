@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import os
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -82,6 +83,12 @@ def grade_class(
     if lang is not None:
         options.lang = lang
     language: Lang = "en" if (options.lang or settings.lang) == "en" else "zh"
+    if language == "zh" and lang is None and not os.environ.get("PRACTICE_LANG") and earlier is None:
+        print(
+            "note: notes, feedback, LMS comments and the class report are in Chinese, the handbook's language; "
+            "add --lang en (or set PRACTICE_LANG=en) for English",
+            file=stream,
+        )
     options.lang = language
     entries = found.entries
     if only is not None:
