@@ -126,3 +126,34 @@ def test_printed_output_has_its_own_block_above_the_cases_when_the_import_failed
     assert not page.locator("#output-top").is_visible()
     bottom.locator("summary").click()
     assert "adding" in bottom.locator("pre").inner_text()
+
+
+def test_a_503_while_the_judge_is_away_shows_busy_and_the_same_submission_is_sent_again(page):
+    """The server answers 503 with Retry-After while its database, broker or disk is away (or its queue is full):
+    the page says the judge is busy and retries as asked, then judges as usual; nothing is lost or sent twice."""
+    refused = []
+
+    def twice_unavailable(route):
+        if route.request.method == "POST" and len(refused) < 2:
+            refused.append(route.request.post_data)
+            route.fulfill(
+                status=503,
+                headers={"Retry-After": "1", "content-type": "application/json"},
+                body='{"detail": "判题服务暂时无法使用（数据库连不上），请过几秒再试"}',
+            )
+        else:
+            route.continue_()
+
+    page.route("**/api/submissions?*", twice_unavailable)
+    try:
+        replace_code(page, REFERENCE)
+        page.wait_for_selector("#run:enabled")
+        page.click("#run")
+        expect(page.locator("#busy")).to_be_visible(timeout=5000)
+        assert "数据库连不上" in page.inner_text("#busy") and "秒后自动重试" in page.inner_text("#busy")
+        shot_both(page, "busy-retrying")
+        assert wait_done(page) == "公开测试通过：现在提交"
+        assert not page.locator("#busy").is_visible()  # gone once the server answers
+        assert len(refused) == 2 and refused[0] == refused[1]  # the very same request, sent again
+    finally:
+        page.unroute("**/api/submissions?*")
