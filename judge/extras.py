@@ -8,6 +8,7 @@ stack (`judge worker`, `judge status`, PRACTICE_QUEUE_URL, /metrics) are the `sc
 from __future__ import annotations
 
 import importlib.util
+import sys
 
 from judge.catalog import say
 from judge.errors import JudgeError
@@ -18,9 +19,18 @@ EXTRAS = {
 }
 
 
+def _installed(name: str) -> bool:
+    if name in sys.modules:  # imported already (find_spec refuses a module whose __spec__ is None, as kombu's)
+        return True
+    try:
+        return importlib.util.find_spec(name) is not None
+    except (ValueError, ImportError):
+        return True  # it is there, in some form find_spec cannot describe: let the import itself say more
+
+
 def missing(extra: str) -> list[str]:
     """The packages of `extra` this install lacks (none: the extra is installed)."""
-    return [name for name in EXTRAS[extra] if importlib.util.find_spec(name) is None]
+    return [name for name in EXTRAS[extra] if not _installed(name)]
 
 
 def require(extra: str, what: str) -> None:
