@@ -31,13 +31,6 @@ from judge.queue.store import SqlStore, Store, Submission, Unmigrated, now
 from judge.queue.tally import RedisTally
 
 log = logging.getLogger("web.queue.worker")
-_CURRENT: WorkerRuntime | None = None
-
-
-def current() -> WorkerRuntime:
-    if _CURRENT is None:
-        raise RuntimeError("judge_submission runs only inside `judge worker`")
-    return _CURRENT
 
 
 def gpu_canary(judge: Any) -> tuple[bool, str]:
@@ -227,7 +220,6 @@ def run_worker(queue: str, concurrency: int, name: str | None = None, log_level:
     """Build the runtime, announce it, start the reaper, and consume `queue` until stopped."""
     from judge.service import Judge  # noqa: PLC0415 - heavy
 
-    global _CURRENT
     settings = QueueSettings()
     if not settings.queue_url:
         print("judge worker: PRACTICE_QUEUE_URL is not set (for example redis://localhost:6379/0)", flush=True)
@@ -252,7 +244,7 @@ def run_worker(queue: str, concurrency: int, name: str | None = None, log_level:
         gpu_slots = concurrency
     client = redis.Redis.from_url(settings.queue_url, socket_timeout=10)
     dispatcher = CeleryDispatcher(settings, store, judge)
-    runtime = _CURRENT = WorkerRuntime(settings, store, judge, client, name, queue, dispatcher)
+    runtime = WorkerRuntime(settings, store, judge, client, name, queue, dispatcher)
     boot = uuid.uuid4().hex  # this life of the worker: a restart under the same name announces a new one
     serve_tasks(runtime.run)
 
@@ -311,4 +303,3 @@ def run_worker(queue: str, concurrency: int, name: str | None = None, log_level:
         judge.close()
         store.close()
         serve_tasks(None)
-        _CURRENT = None
