@@ -102,9 +102,16 @@ def _internal_fault(log: CheckerLog, worker: JobFacts | None) -> str:
 
 
 def decide(
-    problem_id: str, mode: Mode, log: CheckerLog, worker: JobFacts | None, limits: dict[str, float], source: str = ""
+    problem_id: str,
+    mode: Mode,
+    log: CheckerLog,
+    worker: JobFacts | None,
+    limits: dict[str, float],
+    source: str = "",
+    memory_hint: Text | None = None,
 ) -> Report:
-    """source: the learner's file, to show the line an import failure points at."""
+    """source: the learner's file, to show the line an import failure points at. memory_hint: what exceeding the
+    memory limit means in this exercise (problem.toml's `[limits] memory_hint`), after that verdict's summary."""
     cases = [
         log.finished.get(c.id)
         or CaseResult(name=c.name, hidden=c.hidden, outcome=Outcome.error, message=say("case.unreported"))
@@ -138,7 +145,7 @@ def decide(
         total=len(cases),
         score=weighted_score(ran),
         tiers=tiers_of(log),
-        message=_summary(verdict, mode, log, worker, limits, source),
+        message=_summary(verdict, mode, log, worker, limits, source, memory_hint),
         detail=detail,
         run=worker or RunInfo(),
         tampered=any(c.tampered for c in cases),
@@ -170,7 +177,13 @@ def _import_lost(log: CheckerLog) -> bool:
 
 
 def _summary(
-    verdict: Verdict, mode: Mode, log: CheckerLog, worker: JobFacts | None, limits: dict[str, float], source: str
+    verdict: Verdict,
+    mode: Mode,
+    log: CheckerLog,
+    worker: JobFacts | None,
+    limits: dict[str, float],
+    source: str,
+    memory_hint: Text | None = None,
 ) -> Text:
     if verdict == Verdict.internal_error:
         return say("internal_error")
@@ -182,7 +195,10 @@ def _summary(
         # The exit status is the submission's to choose: once hidden tests ran it could carry their data out
         # (while importing, no test has run yet).
         how = _how(worker) if mode == "run" or _import_lost(log) else say("how.hidden")
-        return say(ids[_import_lost(log)], how=how, **limits)
+        summary = say(ids[_import_lost(log)], how=how, **limits)
+        if verdict == Verdict.memory_limit_exceeded and memory_hint is not None:
+            summary = Text(zh=f"{summary.zh}。{memory_hint.zh}", en=f"{summary.en}. {memory_hint.en}")
+        return summary
     if verdict == Verdict.wrong_answer:
         return say("summary.wrong_answer")
     if SKIPPED in tiers_of(log).values():  # the verdict covers the tiers that ran: say the rest is still to do

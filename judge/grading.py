@@ -18,7 +18,7 @@ from judge.errors import CannotJudgeHere
 from judge.events import CaseFinished, CaseStarted, Collected, Done, EventSink
 from judge.i18n import Text
 from judge.jobs import CheckerPayload
-from judge.models import CaseResult, Mode, Report, Verdict
+from judge.models import CaseResult, Mode, Report
 from judge.problems import Problem
 from judge.runners import Runner, WorkerLaunch, hostfault
 from judge.runners import plan as tier_plans
@@ -82,10 +82,8 @@ def grade_once(
         worker_facts,
         {"memory": limits.memory_mib, "wall": limits.wall_s, "output": limits.output_kib},
         source=source,
+        memory_hint=Text(zh=limits.memory_hint.zh, en=limits.memory_hint.en) if limits.memory_hint else None,
     )
-    if report.verdict == Verdict.memory_limit_exceeded and limits.memory_hint is not None:
-        hint = limits.memory_hint
-        report.message = Text(zh=f"{report.message.zh}。{hint.zh}", en=f"{report.message.en}. {hint.en}")
     report = gpu.finish(report)  # a GPU tier's host fault, each tier's own layers
     emit(Done(verdict=report.verdict))
     return report

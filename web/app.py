@@ -19,7 +19,7 @@ from judge.catalog import say
 from judge.errors import JudgeError
 from judge.extras import require
 from judge.i18n import Lang
-from judge.queue.outage import REDIS_ERRORS, OutageLog, broker_unreachable, store_unreachable
+from judge.queue.outage import REDIS_ERRORS, OutageLog, store_unreachable
 from judge.queue.store import SqlStore, Store
 from judge.textsafe import valid
 from web import api, ops, pages, stream
@@ -62,7 +62,7 @@ def _outage(exc: BaseException) -> str | None:
     the service's to wait out, so it answers 503 with Retry-After, never 500."""
     if store_unreachable(exc):
         return "its database"
-    if broker_unreachable(exc) or isinstance(exc, REDIS_ERRORS):
+    if isinstance(exc, REDIS_ERRORS):  # away, or refusing writes (MISCONF on a full disk)
         return "its queue"
     if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT, errno.EROFS):
         return "its disk"

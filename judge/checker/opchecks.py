@@ -13,6 +13,8 @@ from typing import Any
 
 import torch
 
+from judge.checker.messages import error_line
+
 SUCCESS = "SUCCESS"
 _FIELDS = ("shape", "dtype", "device", "stride", "storage_offset", "requires_grad")
 
@@ -21,8 +23,8 @@ def _raised(seen: dict[str, Any]) -> str:
     """What the learner's code raised, as opcheck reported it: the type and the first line (torch's note on
     where the implementation was registered dropped)."""
     exc = seen["raised"]
-    text = re.sub(r" \(with implementation in <module [^>]*>\)", "", str(exc["message"])).strip()
-    return f"{exc['type']}: {text.splitlines()[0][:300] if text else ''}"
+    text = re.sub(r" \(with implementation in <module [^>]*>\)", "", str(exc["message"]))
+    return error_line(exc["type"], text)
 
 
 def _changed(after: dict[str, Any], sent: torch.Tensor) -> str | None:

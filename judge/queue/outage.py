@@ -30,16 +30,6 @@ def store_unreachable(exc: BaseException) -> bool:
     return isinstance(exc, DBAPIError) and bool(exc.connection_invalidated)
 
 
-def broker_unreachable(exc: BaseException) -> bool:
-    """Redis is away, or refuses writes (MISCONF after a failed save on a full disk, read-only, out of memory)."""
-    if redis is None:
-        return False
-    if isinstance(exc, redis.ConnectionError | redis.TimeoutError):
-        return True
-    text = str(exc)
-    return isinstance(exc, redis.ResponseError) and text.startswith(("MISCONF", "READONLY", "OOM", "LOADING"))
-
-
 def wait_until(check: Callable[[], object], seconds: float, stop: threading.Event | None = None) -> bool:
     """Call check() with backoff (0.5 s doubling to 5 s) until it raises nothing or `seconds` pass: whether it did."""
     deadline, pause = time.monotonic() + seconds, 0.5
