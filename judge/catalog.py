@@ -251,6 +251,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "daemon.none": ("没有正在运行的常驻判题进程", "no warm local judge is running"),
     "daemon.stopped": ("已结束 {n} 个常驻判题进程", "stopped {n} warm local judge(s)"),
+    "time.stuck_at": (
+        "时间用完时你的代码正在运行第 {line} 行（{function} 中）：{code}",
+        "your code was running line {line} (in {function}) when the time ran out: {code}",
+    ),
     "case.time_limit": (
         "时间到：本题整次判题限时 {wall:g} 秒，时间用完时正在运行这个测试（死循环，或计算太慢？）",
         "time limit reached: this exercise allows {wall:g} s for the whole judgement, and this test was running "
@@ -447,6 +451,44 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "machine and judge with python practice/judge.py {id}, or use a server that has it",
     ),
     "list.needs": ("需要 {names}（未安装）", "needs {names} (not installed)"),
+    # -- the op trace of a failing public case (judge.optrace): feedback, never a verdict --
+    "optrace.heading": (
+        "算子轨迹（同一输入上参考解与你的算子执行的 aten 算子；只作提示，不影响判定）",
+        "op trace (the aten ops the reference and your operator ran on the same input; feedback only, not "
+        "part of the verdict)",
+    ),
+    "optrace.reference": ("参考解", "reference"),
+    "optrace.yours": ("你的", "yours"),
+    "optrace.differs": (
+        "第 {step} 步不同：参考解执行 {theirs}，你的执行 {yours}",
+        "step {step} differs: the reference runs {theirs}; yours runs {yours}",
+    ),
+    "optrace.differs_unwritten": (
+        "第 {step} 步不同：参考解执行 {theirs}（→ 后是它原地写入的输入）；你的执行 {yours}，不写任何输入",
+        "step {step} differs: the reference runs {theirs} (→ names the inputs it writes in place); yours runs "
+        "{yours}, which writes none of them",
+    ),
+    "optrace.stops": (
+        "你的算子在第 {step} 步之前就结束了；参考解接着执行 {theirs}",
+        "your operator stops before step {step}; the reference goes on with {theirs}",
+    ),
+    "optrace.raised": (
+        "你的算子在第 {step} 步之前抛出了 {raised}；参考解接着执行 {theirs}",
+        "your operator raised {raised} before step {step}; the reference goes on with {theirs}",
+    ),
+    "optrace.extra": (
+        "第 {step} 步起你的算子多执行了 {yours}，参考解此时已结束",
+        "from step {step} your operator runs more ({yours}) after the reference has finished",
+    ),
+    "optrace.same": (
+        "两者执行的 aten 算子相同：差别在算子之外（schema、fake 实现、注册）或在数值上",
+        "both ran the same aten ops: the difference lies outside them (the schema, the fake, the registration) "
+        "or in the values",
+    ),
+    "optrace.raised_after_same": (
+        "与参考解执行的 aten 算子相同，但你的算子随后抛出了 {raised}",
+        "the same aten ops as the reference, but your operator then raised {raised}",
+    ),
     # -- instructor: batch --
     # -- queue and operations --
     # -- GPU tier --

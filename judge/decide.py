@@ -5,10 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from judge.catalog import say
-from judge.checker.events import CollectedCase, ImportProblem
+from judge.checker.events import CollectedCase, ImportProblem, TraceRequest
 from judge.i18n import Text
 from judge.models import CaseResult, Mode, Outcome, Report, RunInfo, Verdict
 from judge.precheck import import_block
+from judge.stuck import Stuck
 from judge.tiers import SKIPPED
 from sandbox.base import EXIT_LAYER, JobFacts
 
@@ -28,6 +29,8 @@ class CheckerLog:
     checker_output: str = ""  # what pytest printed, for diagnosing faults
     skipped_tiers: tuple[str, ...] = ()  # tiers with no runner here: their cases are skipped
     flags: set[str] = field(default_factory=set)  # the checker's flags for instructors (computed-declaration)
+    trace_requests: dict[str, TraceRequest] = field(default_factory=dict)  # failing public cases' calls, by node id
+    stuck: Stuck | None = None  # the learner's line the worker was running when its time limit hit (judge.stuck)
 
 
 def ran_cases(log: CheckerLog, cases: list[CaseResult]) -> list[CaseResult]:
@@ -119,7 +122,7 @@ def decide(
     ]
     lost = (any(c.outcome == Outcome.error for c in cases) and log.import_error is None) or _import_lost(log)
     if worker is not None and worker.timed_out and not _import_lost(log):
-        _mark_time_limit(cases, log, limits)
+        _mark_time_limit(cases, log, limits, source)
     fault = _internal_fault(log, worker)
     for case, meta in zip(cases, log.collected):
         case.weight = meta.weight
@@ -154,7 +157,7 @@ def decide(
     )
 
 
-def _mark_time_limit(cases: list[CaseResult], log: CheckerLog, limits: dict[str, float]) -> None:
+def _mark_time_limit(cases: list[CaseResult], log: CheckerLog, limits: dict[str, float], source: str = "") -> None:
     """The case that was running when the time ran out gets the limit's message; those after it were never run.
 
     The running case is the first, in the order the checker started them, that never ended or ended in error
@@ -165,10 +168,21 @@ def _mark_time_limit(cases: list[CaseResult], log: CheckerLog, limits: dict[str,
     if running is None:
         return
     by_id[running].outcome, by_id[running].message = Outcome.error, say("case.time_limit", **limits)
+    if log.stuck is not None and not by_id[running].hidden:  # a hidden case's line could carry its input out
+        by_id[running].message = _with_stuck(by_id[running].message, log.stuck, source)
+        by_id[running].line = log.stuck.line
     for later in order[order.index(running) + 1 :]:
         case = by_id.get(later)
         if case is not None and case.outcome == Outcome.error:
             case.outcome, case.message = Outcome.skipped, say("case.after_time_limit")
+
+
+def _with_stuck(message: Text, stuck: Stuck, source: str) -> Text:
+    """The message, then the learner's line that was running when the time ran out, with its code."""
+    lines = source.splitlines()
+    code = lines[stuck.line - 1].strip()[:120] if 0 < stuck.line <= len(lines) else ""
+    where = say("time.stuck_at", line=stuck.line, function=stuck.function, code=code or "…")
+    return Text(zh=f"{message.zh}；{where.zh}", en=f"{message.en}; {where.en}")
 
 
 def _import_lost(log: CheckerLog) -> bool:
@@ -196,6 +210,8 @@ def _summary(
         # (while importing, no test has run yet).
         how = _how(worker) if mode == "run" or _import_lost(log) else say("how.hidden")
         summary = say(ids[_import_lost(log)], how=how, **limits)
+        if verdict == Verdict.time_limit_exceeded and _import_lost(log) and log.stuck is not None:
+            summary = _with_stuck(summary, log.stuck, source)  # no test ran yet: no input to carry out
         if verdict == Verdict.memory_limit_exceeded and memory_hint is not None:
             summary = Text(zh=f"{summary.zh}。{memory_hint.zh}", en=f"{summary.en}. {memory_hint.en}")
         return summary

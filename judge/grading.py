@@ -24,6 +24,8 @@ from judge.runners import Runner, WorkerLaunch, hostfault
 from judge.runners import plan as tier_plans
 from judge.runners.base import WorkerRun
 from judge.settings import Settings
+from judge.stuck import find_stuck
+from judge.tracing import attach_traces
 from sandbox import JobFacts, JobSpec, ZygoteClient
 from sandbox.client import Job, ZygoteDied
 from sandbox.host import LAYERS
@@ -72,6 +74,10 @@ def grade_once(
     results = [gpu.run(step, one_pass(step)) for step in plan.passes if cancel is None or not cancel.is_set()]
     log, worker_facts = merge(results)
     log.skipped_tiers = plan.skipped
+    if log.trace_requests and plan.passes and (cancel is None or not cancel.is_set()):
+        first = plan.passes[0]  # the CPU tier's pass where there is one: the traced probes run on CPU tensors
+        threads = settings.worker_threads
+        attach_traces(problem, source, log, runners(first.runner), checker_zygote, display_name, threads, first.env)
     if only_skipped_tiers(log):  # every case needs a runner this judge lacks: refuse, as for a missing package
         raise CannotJudgeHere(say("tiers.needs_gpu_runner", id=problem.id))
     limits = problem.meta.limits
@@ -153,6 +159,8 @@ def _one_pass(
             worker_facts = worker.wait(timeout=10) or _kill_and_wait(worker)
         finally:
             stop.set()
+        if worker_facts.timed_out:
+            log.stuck, worker_facts.output_tail = find_stuck(worker_facts.output_tail, display_name)
     finally:
         worker.close()
     if log.exit_code is None:
@@ -210,6 +218,8 @@ def merge(results: list[tuple[CheckerLog, JobFacts]]) -> tuple[CheckerLog, JobFa
         log.fault = "; ".join(filter(None, (log.fault, part.fault)))
         log.checker_output += part.checker_output
         log.flags |= part.flags
+        log.trace_requests.update(part.trace_requests)
+        log.stuck = log.stuck or part.stuck
         facts = _worse(facts, seen)
     return log, facts
 
@@ -306,6 +316,8 @@ class Relay:
             line=event.line,
         )
         log.finished[event.id] = case
+        if event.trace_request is not None and not event.hidden:
+            log.trace_requests[event.id] = event.trace_request
         self.done += 1
         self.hidden_no += case.hidden
         finished = CaseFinished.of(case, self.done, self.total, self.hidden_no)

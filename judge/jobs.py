@@ -14,19 +14,25 @@ from typing import Any
 
 SOLUTION_FILE = "solution.py"  # the learner's file, as a runner writes it for the worker
 PROBES_FILE = "probes.py"  # the problem's tests/probes.py, copied beside it
+STACK_MARGIN_S = 1.0  # how long before its time limit the worker writes its stack to stderr (judge.stuck)
 
 
 @dataclass(frozen=True)
 class WorkerPayload:
     display_name: str  # the learner's file name, as tracebacks and messages show it
     files_at: str = ""  # the folder holding SOLUTION_FILE and PROBES_FILE as the job sees it; "": the job folder
+    stack_after_s: float = 0.0  # write the stack to stderr after this long (0: never)
 
     def to_wire(self) -> dict[str, Any]:
         return asdict(self)
 
     @classmethod
     def from_wire(cls, data: dict[str, Any]) -> WorkerPayload:
-        return cls(display_name=data["display_name"], files_at=data.get("files_at", ""))
+        return cls(
+            display_name=data["display_name"],
+            files_at=data.get("files_at", ""),
+            stack_after_s=float(data.get("stack_after_s", 0.0)),
+        )
 
     def paths(self) -> tuple[str, str]:
         """(solution, probes) as absolute paths (the guard trusts code by the file name it was compiled under)."""

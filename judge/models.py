@@ -10,6 +10,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from judge.i18n import Lang, Text
+from judge.optrace import OpTrace, PublicOpTrace
 from sandbox.base import JobFacts
 
 # Each line of what the learner's code printed is shown behind this mark, so no printed line can pass
@@ -68,6 +69,12 @@ class ProblemMeta(Strict):
         "lists the exercise as needing it and refuses submissions for it.",
     )
     limits: Limits = Field(default_factory=Limits)
+    op_trace: list[str] = Field(
+        default_factory=list,
+        description="Probes whose failing public cases get the op trace (judge.optrace): the aten ops the learner's "
+        "operator ran beside the reference's on the same input, e.g. ['kv_write_eager']. Probes that call the "
+        "exercise's operators eagerly on real tensors; feedback only.",
+    )
     tolerances: dict[str, Tolerance] = Field(
         default_factory=dict, description="Per-dtype tolerances, keyed by dtype name ('float32')."
     )
@@ -114,6 +121,9 @@ class CaseResult(BaseModel):
     tampered: bool = Field(False, description="The worker's guard found the judge's own code changed.")
     line: int | None = Field(None, description="The learner's line the case's exception points at, when it raised.")
     weight: float = Field(1.0, ge=0, description="Its share of the score: @pytest.mark.weight(n), default 1.")
+    op_trace: OpTrace | None = Field(
+        None, description="A failing public case: the learner's aten ops beside the reference's (feedback only)."
+    )
 
 
 class Fault(BaseModel):
@@ -186,6 +196,7 @@ class Report(BaseModel):
                         message=case.message.get(lang),
                         hint=case.hint.get(lang),
                         duration_s=round(case.duration_s, 3),
+                        op_trace=case.op_trace.public(lang) if case.op_trace is not None else None,
                     )
                 )
         return PublicReport(
@@ -249,6 +260,9 @@ class PublicCase(BaseModel):
     message: str
     hint: str = Field("", description="What the case checks, written by the exercise's author; set on hidden cases.")
     duration_s: float
+    op_trace: PublicOpTrace | None = Field(
+        None, description="A failing public case: where its aten ops part from the reference's (never hidden ones)."
+    )
 
 
 class PublicReport(BaseModel):

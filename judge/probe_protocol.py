@@ -6,20 +6,21 @@ at run time, and nothing here may run code while learner code is loaded.
 
     handshake  worker -> checker, once, after the learner's file imported: ImportOk | ImportRaised | TamperedReply
     request    checker -> worker: ProbeRequest
-    reply      worker -> checker, one per request: OkReply | RaisedReply | InternalReply | TamperedReply
+    reply      worker -> checker, one per request: OkReply | RaisedReply | TraceReply | InternalReply | TamperedReply
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import Any, Literal, NotRequired, TypedDict
 
 
 class ProbeRequest(TypedDict):
-    """Call probes.<probe>(solution, *args, **kwargs) in the worker."""
+    """Call probes.<probe>(solution, *args, **kwargs) in the worker; with trace, under judge.worker.optrace."""
 
     probe: str
     args: list[Any]
     kwargs: dict[str, Any]
+    trace: NotRequired[bool]
 
 
 class Raised(TypedDict):
@@ -36,6 +37,22 @@ class OkReply(TypedDict):
 
 class RaisedReply(TypedDict):
     raised: Raised
+
+
+class TracedOp(TypedDict):
+    op: str  # aten::index_copy_
+    args: list[str]  # the operator's inputs by name, `·` for a tensor made inside it, numbers as written
+    writes: list[str]  # the operator's inputs this op writes
+
+
+class Trace(TypedDict):
+    ops: list[TracedOp]
+    dropped: int  # ops past the cap, counted only
+    raised: str | None  # the type of what the call raised
+
+
+class TraceReply(TypedDict):
+    trace: Trace  # the answer to a request with trace: feedback, never a verdict
 
 
 class InternalReply(TypedDict):
@@ -55,4 +72,4 @@ ImportRaised = TypedDict(
 ImportLost = TypedDict("ImportLost", {"import": Literal["lost"], "message": str})
 
 Handshake = ImportOk | ImportRaised | TamperedReply
-Reply = OkReply | RaisedReply | InternalReply | TamperedReply
+Reply = OkReply | RaisedReply | TraceReply | InternalReply | TamperedReply

@@ -15,6 +15,9 @@ from pydantic import BaseModel, Field, TypeAdapter
 
 from judge.i18n import Text
 from judge.models import Outcome
+from judge.optrace import Trace
+
+MAX_TRACE_FRAME = 256 << 10  # a traced call's inputs: exercise-sized tensors; a larger call is not traced
 
 
 class CollectedCase(BaseModel):
@@ -59,6 +62,13 @@ class CaseStarted(BaseModel):
     hidden: bool
 
 
+class TraceRequest(BaseModel):
+    """The probe call of a failing public case, kept so the judge can trace it again (judge.tracing)."""
+
+    probe: str = Field(max_length=200)
+    frame: str = Field(max_length=MAX_TRACE_FRAME * 4 // 3 + 8, description="base64 of the call's channel frame.")
+
+
 class CaseEnded(BaseModel):
     type: Literal["case_finished"] = "case_finished"
     id: str
@@ -71,6 +81,16 @@ class CaseEnded(BaseModel):
     duration_s: float = 0.0
     tampered: bool = Field(False, description="The worker's guard found the judge's own code changed.")
     line: int | None = Field(None, description="The learner's line the case's exception points at.")
+    trace_request: TraceRequest | None = Field(None, description="A failing public case's probe call (op trace).")
+
+
+class Traced(BaseModel):
+    """The op trace of one case's probe call, from a trace pass (judge.checker.tracing)."""
+
+    type: Literal["traced"] = "traced"
+    id: str
+    probe: str
+    trace: Trace
 
 
 class Flagged(BaseModel):
@@ -88,7 +108,8 @@ class Finished(BaseModel):
 
 
 CheckerEvent = Annotated[
-    Collected | ImportFailed | CollectError | CaseStarted | CaseEnded | Flagged | Finished, Field(discriminator="type")
+    Collected | ImportFailed | CollectError | CaseStarted | CaseEnded | Traced | Flagged | Finished,
+    Field(discriminator="type"),
 ]
 CHECKER_EVENT: TypeAdapter[CheckerEvent] = TypeAdapter(CheckerEvent)
 

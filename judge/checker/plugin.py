@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import base64
+import pickle
 from collections.abc import Callable, Generator
 from typing import Any
 
 import pytest
 
 from judge.catalog import say
+from judge.channel import encode
 from judge.checker.errors import LearnerError, Tampered, WorkerLost
 from judge.checker.events import (
+    MAX_TRACE_FRAME,
     CaseEnded,
     CaseStarted,
     Collected,
@@ -17,6 +21,7 @@ from judge.checker.events import (
     CollectError,
     EventWriter,
     ImportProblem,
+    TraceRequest,
 )
 from judge.checker.events import ImportFailed as ImportFailedEvent
 from judge.checker.messages import CaseFailed, NotRun, case_message, failure_text, import_failure, probe_failure
@@ -27,6 +32,7 @@ from judge.i18n import Text
 from judge.models import ProblemMeta
 
 HIDDEN_FILE = "test_hidden.py"
+MAX_TRACED = 3  # failing public cases traced per judgement: the first ones are what a learner reads first
 
 
 class CaseState:
@@ -36,6 +42,7 @@ class CaseState:
         self.hint = Text()
         self.tampered = False  # the worker's guard found the judge's own code changed
         self.line: int | None = None  # the learner's line the case's exception points at
+        self.call: TraceRequest | None = None  # its last probe call the problem traces (ProblemMeta.op_trace)
 
 
 def marker_hint(item: pytest.Item) -> Text:
@@ -65,6 +72,8 @@ class JudgePlugin:
         self._remote, self.events, self.meta, self.display_name = remote, events, meta, display_name
         self.cases: dict[str, CaseState] = {}
         self.import_lost = False
+        self.current: CaseState | None = None  # the case running now
+        self.traced = 0  # failing cases given a trace request so far (at most MAX_TRACED)
 
     @pytest.fixture(scope="session")
     def remote(self) -> Remote:
@@ -83,6 +92,8 @@ class JudgePlugin:
             causes = []
 
         def call(name: str, *args: Any, hint: object, **kwargs: Any) -> Any:
+            if name in self.meta.op_trace and self.current is not None and not self.current.hidden:
+                self.current.call = trace_request(name, list(args), kwargs)
             try:
                 return self._remote.call(name, *args, **kwargs)
             except LearnerError as exc:
@@ -135,6 +146,7 @@ class JudgePlugin:
 
     def pytest_runtest_logstart(self, nodeid: str, location: tuple[str, int | None, str]) -> None:
         case = self.cases[nodeid]
+        self.current = case
         self.events.send(CaseStarted(id=nodeid, name=case.name, hidden=case.hidden))
 
     @pytest.hookimpl(wrapper=True)
@@ -163,6 +175,11 @@ class JudgePlugin:
 
     def pytest_runtest_logfinish(self, nodeid: str, location: tuple[str, int | None, str]) -> None:
         case = self.cases[nodeid]
+        self.current = None
+        # A failing public case's traced call goes to the judge, which traces it in workers of their own after
+        # this pass (judge.tracing): nothing of it runs in this pass, so no verdict depends on it.
+        traced = case.call if case.outcome == "failed" and not case.hidden and self.traced < MAX_TRACED else None
+        self.traced += traced is not None
         self.events.send(
             CaseEnded(
                 id=nodeid,
@@ -175,8 +192,21 @@ class JudgePlugin:
                 duration_s=round(case.duration, 4),
                 tampered=case.tampered,
                 line=case.line,
+                trace_request=traced,
             )
         )
+
+
+def trace_request(probe: str, args: list[Any], kwargs: dict[str, Any]) -> TraceRequest | None:
+    """The call as the channel would carry it (so the trace pass sends the very same inputs), or None when it
+    is too large to trace."""
+    try:
+        frame = encode({"args": args, "kwargs": kwargs})
+    except (ValueError, TypeError, RuntimeError, pickle.PicklingError):
+        return None
+    if len(frame) > MAX_TRACE_FRAME:
+        return None
+    return TraceRequest(probe=probe, frame=base64.b64encode(frame).decode("ascii"))
 
 
 def _skip_reason(report: pytest.TestReport) -> str:

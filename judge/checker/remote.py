@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
+
 from judge.channel import Channel, ChannelClosed
 from judge.checker.errors import LearnerError, Tampered, WorkerLost
+from judge.optrace import Trace
 from judge.probe_protocol import ImportLost, ImportOk, ImportRaised, ProbeRequest
 from judge.replies import ReplyRejected, check_reply
 from judge.textsafe import valid
@@ -66,6 +69,25 @@ class Remote:
             self.lost = f"worker reply rejected: {exc}"
             raise WorkerLost(self.lost) from None
         return self._unwrap(reply)
+
+    def trace(self, probe: str, args: list[Any], kwargs: dict[str, Any]) -> Trace | None:
+        """The op trace of probes.<probe>(solution, *args, **kwargs) (judge.worker.optrace), or None when the
+        worker cannot give one. Feedback only: a malformed trace is dropped, never held against the verdict."""
+        if self.import_error is not None or self.lost is not None:
+            return None
+        try:
+            request: ProbeRequest = {"probe": probe, "args": args, "kwargs": kwargs, "trace": True}
+            self.channel.send(request)
+            reply = check_reply(self.channel.recv(self.deadline))
+        except (ChannelClosed, OSError, ReplyRejected, ValueError) as exc:
+            self.lost = f"worker lost while tracing: {exc}"
+            return None
+        if type(reply) is not dict or set(reply) != {"trace"}:
+            return None
+        try:
+            return Trace.model_validate(reply["trace"])
+        except ValidationError:
+            return None
 
     def _unwrap(self, reply: Any) -> Any:
         if type(reply) is dict and len(reply) == 1:

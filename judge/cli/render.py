@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from itertools import groupby
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.live import Live
 from rich.text import Text
@@ -13,6 +14,7 @@ from judge.catalog import say
 from judge.events import Event
 from judge.i18n import Lang
 from judge.models import Outcome, PublicCase, PublicReport, Verdict
+from judge.optrace import PublicOpTrace
 from judge.textsafe import plain
 
 MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("E", "red"), "skipped": ("s", "yellow")}
@@ -143,8 +145,13 @@ def case_lines(report: PublicReport) -> list[Text]:
         list(g) for _, g in groupby(failures, key=lambda c: (c.hidden, c.outcome, c.hint if c.hidden else c.message))
     ]
     lines: list[Text] = []
+    traced = False
     for group in groups[:SHOWN_CASES]:
         lines.append(_case_line(group[0]))
+        trace = group[0].op_trace
+        if trace is not None and not traced:  # the first one only: later ones mostly repeat it
+            lines.extend(trace_lines(trace))
+            traced = True
         if len(group) > 1:
             lines.append(Text(say("cli.same_message", n=len(group) - 1).get(lang)))
     rest = sum(len(group) for group in groups[SHOWN_CASES:])
@@ -152,6 +159,22 @@ def case_lines(report: PublicReport) -> list[Text]:
         lines.append(Text(say("cli.more", n=rest).get(lang)))
     if skipped:
         lines.append(Text(say("cli.not_run", n=len(skipped)).get(lang)))
+    return lines
+
+
+def trace_lines(trace: PublicOpTrace) -> list[Text]:
+    """The op trace under its case: a heading, the ops side by side (the first difference marked ▶), and the
+    first difference in words."""
+    heading = [plain(name) for name in trace.columns]
+    width = max([cell_len(heading[0])] + [cell_len(plain(row.reference)) for row in trace.rows])
+    lines = [Text(f"    {plain(trace.heading)}", style="dim")]
+    lines.append(Text(f"        {heading[0]}{' ' * (width - cell_len(heading[0]))}   {heading[1]}", style="dim"))
+    for row in trace.rows:
+        marked = row.step == trace.first_difference
+        reference = plain(row.reference)
+        line = f"{'▶' if marked else ' '} {row.step:>2}  {reference}{' ' * (width - cell_len(reference))}   "
+        lines.append(Text(f"    {line}{plain(row.yours)}", style="yellow" if marked else ""))
+    lines.append(Text(f"    {plain(trace.summary)}", style="yellow"))
     return lines
 
 

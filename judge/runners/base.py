@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from judge.jobs import PROBES_FILE, SOLUTION_FILE, WorkerPayload
+from judge.jobs import PROBES_FILE, SOLUTION_FILE, STACK_MARGIN_S, WorkerPayload
 from sandbox import JobFacts, JobSpec
 from sandbox.client import Job, ZygoteDied
 
@@ -193,5 +193,10 @@ def worker_spec(
         env={**policy.env, **(env or {}), **launch.env},
         devices_rw=list(policy.devices_rw),
         address_space_limit=not policy.gpu,
-        payload={**WorkerPayload(launch.display_name, files_at or "").to_wire(), **launch.payload},
+        payload={
+            **WorkerPayload(
+                launch.display_name, files_at or "", stack_after_s=max(launch.wall_s - STACK_MARGIN_S, 0.0)
+            ).to_wire(),
+            **launch.payload,
+        },
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import faulthandler
 import gc
 import os
 import sys
@@ -14,6 +15,7 @@ from judge.jobs import WorkerPayload
 from judge.replies import ReplyRejected, check_reply
 from judge.worker import guard
 from judge.worker.learner import describe, is_out_of_memory, load_module
+from judge.worker.optrace import traced
 from sandbox.base import EXIT_MEMORY
 
 if TYPE_CHECKING:  # the protocol's names, for the type checker only: the worker imports nothing more for them
@@ -65,6 +67,7 @@ def serve(
         trusted_files=(probes_path,),
     )
     del probes_module
+    _stack_before_the_limit(job.stack_after_s)
     try:
         solution = load_module("solution", solution_path, display)
         failure: ImportRaised | None = None
@@ -98,6 +101,16 @@ def serve(
         _gc_freeze()
         _audit(_send, frame, tampered)
         del frame
+
+
+def _stack_before_the_limit(after_s: float) -> None:
+    """Just before the time limit, faulthandler's watchdog thread (C, no GIL needed) writes every thread's Python
+    stack to stderr, which the sandbox keeps with the worker's output, so the judge can name the learner's line
+    that was running (judge.stuck). Armed before the learner's file is imported, so an endless loop at its top
+    level is named too. Feedback only: the learner's code could cancel it or print a stack of its own, and
+    changes nothing but its own message by that."""
+    if after_s > 0:
+        faulthandler.dump_traceback_later(after_s, exit=False, file=2)
 
 
 def _gpu_budget() -> None:
@@ -147,6 +160,7 @@ def _call(
     _exit=os._exit,
     _type=type,
     _str=str,
+    _traced=traced,
 ) -> Reply:
     wanted = request["probe"]
     probe = None
@@ -156,6 +170,9 @@ def _call(
                 probe = function
     if probe is None:
         return {"internal": f"no probe named {wanted!r}"}
+    if request.get("trace") is True:  # the op trace of a failing public case (judge.worker.optrace): feedback only
+        args, kwargs = request["args"], request["kwargs"]
+        return {"trace": _traced(lambda: probe(solution, *args, **kwargs))}
     try:
         return {"ok": probe(solution, *request["args"], **request["kwargs"])}
     except Exception as exc:  # noqa: BLE001 - the learner's exception is an observation, not a crash

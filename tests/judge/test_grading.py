@@ -87,9 +87,10 @@ def test_exit_at_import_is_runtime_error(fixture_judge):
 
 
 def test_a_file_that_never_finishes_importing_is_told_so(fixture_judge):
-    report = grade(fixture_judge, "while True:\n    pass\n")
+    report = grade(fixture_judge, "x = 0\nwhile True:\n    x += 1\n")
     assert report.verdict == Verdict.time_limit_exceeded
     assert "did not finish importing within 6 s" in report.message.en  # 900's wall limit
+    assert "running line 3 (in <module>)" in report.message.en  # the worker's stack, just before the limit
     assert all(c.outcome == Outcome.error for c in report.cases)
 
 
@@ -99,10 +100,24 @@ def test_exit_during_a_probe_is_runtime_error(fixture_judge):
     assert all(c.outcome == Outcome.error for c in report.cases)
 
 
-def test_infinite_loop_is_time_limit_exceeded(fixture_judge):
-    report = grade(fixture_judge, "def add(a, b):\n    while True:\n        pass\n")
+def test_infinite_loop_is_time_limit_exceeded_and_names_its_line(fixture_judge):
+    report = grade(fixture_judge, "def add(a, b):\n    n = 0\n    while True:\n        n += 1\n", mode="run")
     assert report.verdict == Verdict.time_limit_exceeded
-    assert report.total == 3
+    assert report.total == 2
+    running = report.cases[0]
+    assert "running line 4 (in add) when the time ran out: n += 1" in running.message.en and running.line == 4
+    assert "Timeout (" not in report.run.output_tail  # the judge's stack block is not shown as the learner's output
+
+
+def test_a_loop_in_a_hidden_case_is_not_located(fixture_judge):
+    # public cases pass; the third call (the hidden case) loops: its line could carry the hidden input out
+    source = (
+        "calls = []\ndef add(a, b):\n    calls.append(1)\n    while len(calls) > 2:\n        pass\n    return a + b\n"
+    )
+    report = grade(fixture_judge, source)
+    assert report.verdict == Verdict.time_limit_exceeded
+    hidden = report.cases[2]
+    assert hidden.hidden and hidden.line is None and "running line" not in hidden.message.en
 
 
 def test_huge_allocation_is_memory_limit_exceeded(fixture_judge):

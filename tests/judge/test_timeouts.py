@@ -3,6 +3,7 @@
 from judge.checker.events import CollectedCase, ImportProblem
 from judge.decide import CheckerLog, decide
 from judge.models import CaseResult, Outcome, Verdict
+from judge.stuck import Stuck, find_stuck
 from sandbox.base import JobFacts
 
 LIMITS = {"memory": 2048, "wall": 30, "output": 1024}
@@ -62,3 +63,48 @@ def test_a_file_that_timed_out_while_importing_is_left_to_the_import_summary():
     report = decide("1", "submit", log, TIMED_OUT, LIMITS)
     assert report.verdict == Verdict.time_limit_exceeded and "did not finish importing" in report.message.en
     assert all(c.outcome == Outcome.error and "time limit" not in c.message.en for c in report.cases)
+
+
+# ---------------------------------------------------------------- the learner's line at the limit (judge.stuck)
+
+STACK = """printed before
+Timeout (0:00:29)!
+Thread 0x00007f0000000001 (most recent call first):
+  File "/usr/lib/python3.11/site-packages/torch/_ops.py", line 1279 in __call__
+  File "100.py", line 14 in kv_write
+  File "100.py", line 30 in helper
+  File "/job/probes.py", line 80 in kv_write_eager
+
+printed after
+"""
+SOURCE = "\n".join(f"line_{n} = {n}" for n in range(1, 40))
+
+
+def test_the_stack_names_the_innermost_line_of_the_learners_file_and_leaves_the_output():
+    stuck, rest = find_stuck(STACK, "100.py")
+    assert stuck == Stuck(line=14, function="kv_write")
+    assert rest == "printed before\nprinted after\n"
+    assert find_stuck("no stack here\n", "100.py") == (None, "no stack here\n")
+    other, _ = find_stuck(STACK, "other.py")  # only frames of the learner's own file are named
+    assert other is None
+
+
+def test_a_public_running_case_names_the_line_and_a_hidden_one_does_not():
+    log = log_of("passed", "error", "error", hidden=(2,))
+    log.stuck = Stuck(line=14, function="kv_write")
+    report = decide("1", "run", log, TIMED_OUT, LIMITS, source=SOURCE)
+    assert "running line 14 (in kv_write) when the time ran out: line_14 = 14" in report.cases[1].message.en
+    assert "第 14 行（kv_write 中）" in report.cases[1].message.zh and report.cases[1].line == 14
+    hidden = log_of("passed", "passed", "error", hidden=(2,))
+    hidden.stuck = Stuck(line=14, function="kv_write")
+    report = decide("1", "submit", hidden, TIMED_OUT, LIMITS, source=SOURCE)
+    assert "line 14" not in report.cases[2].message.en and report.cases[2].line is None
+
+
+def test_an_import_that_timed_out_names_its_line_in_the_summary():
+    log = log_of(None, None)
+    log.import_error = ImportProblem(lost=True)
+    log.stuck = Stuck(line=3, function="<module>")
+    report = decide("1", "submit", log, TIMED_OUT, LIMITS, source=SOURCE)
+    assert report.verdict == Verdict.time_limit_exceeded
+    assert "did not finish importing" in report.message.en and "running line 3 (in <module>)" in report.message.en

@@ -113,6 +113,13 @@ def test_wrong_solution_shows_the_failing_case_with_its_message(page):
     failing = page.locator("#cases .case.failed").first
     assert failing.locator(".case-name").inner_text()
     assert failing.locator(".case-message").inner_text().strip()
+    # The op trace of its failing eager case: the reference's aten ops beside the learner's, the step that differs
+    # (eps) marked, in the page's language; never under a hidden case.
+    trace = page.locator("#cases .case.failed .op-trace").first
+    expect(trace.locator("tr.differs")).to_contain_text("aten::add.Tensor")
+    assert "第 3 步不同" in trace.locator(".op-trace-summary").inner_text()
+    assert trace.locator("th").nth(1).inner_text() == "参考解"
+    assert page.locator("#cases .case", has_text="隐藏测试").locator(".op-trace").count() == 0
     shot(page, "wrong-answer-zh")
 
 
@@ -123,6 +130,7 @@ def test_switch_to_english_changes_the_feedback_without_judging_again(page):
     expect(page.locator("#verdict")).to_have_text("Wrong answer")
     message_en = page.locator("#cases .case.failed .case-message").first.inner_text()
     assert message_en.strip() and message_en != message_zh
+    assert "step 3 differs" in page.locator("#cases .op-trace-summary").first.inner_text()
     assert page.inner_text("#run") == "Run"
     assert "Custom operators" in page.inner_text("#statement")
     assert page.locator("#history-rows tr").count() == history_rows  # nothing was judged again

@@ -473,7 +473,20 @@ function caseRow(c, timedOut = false) {
     row.append(el("div", { class: "case-hint" },
       el("span", { class: "hint-icon", "aria-hidden": "true" }), el("strong", { text: `${t("hint")}: ` }), c.hint));
   }
+  if (c.op_trace) row.append(opTrace(c.op_trace));
   return row;
+}
+
+// The op trace of a failing public case: the reference's aten ops beside the learner's, the first difference
+// marked; every word comes with the report (the judge's catalogue), in the page's language.
+function opTrace(trace) {
+  const head = el("tr", {}, el("th", { text: "#" }), el("th", { text: trace.columns[0] }), el("th", { text: trace.columns[1] }));
+  const rows = trace.rows.map((r) => el("tr", { class: r.step === trace.first_difference ? "differs" : "" },
+    el("td", { text: String(r.step) }), el("td", {}, el("code", { text: r.reference })), el("td", {}, el("code", { text: r.yours }))));
+  return el("details", { class: "op-trace", open: "" },
+    el("summary", { text: trace.heading }),
+    el("div", { class: "op-trace-table" }, el("table", {}, el("thead", {}, head), el("tbody", {}, ...rows))),
+    el("p", { class: "op-trace-summary", text: trace.summary }));
 }
 
 function addCase(c) {
