@@ -18,7 +18,8 @@ zip of either (a single top-level folder inside the zip is looked through). The 
 or folder name without its extension; duplicate ids are kept as id~2, id~3 and reported.
 
 Canvas, Moodle, Gradescope and Blackboard downloads are recognised by their names: the student column
-then holds the LMS's id, name the student's name; the latest attempt is judged, the others listed.
+then holds the LMS's id, name the student's name; the latest attempt is judged (--attempt first or best to
+choose otherwise; best judges each), the others listed.
 Files that are neither .py nor a zip are listed in skipped.csv.
 
 Outputs in DIR: grades.csv and grades.xlsx, reports.jsonl (full reports, hidden cases included),
@@ -82,6 +83,7 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
         "lms": args.lms or None,
         "lms_column": args.lms_column,
         "late_from_mtime": True if getattr(args, "late_from_mtime", False) else None,
+        "attempt": getattr(args, "attempt", None),
     }
     for option, source in (("submitted_at", "submitted-at"), ("worksheet", "worksheet")):
         path = getattr(args, option, None)
@@ -207,6 +209,12 @@ def register(sub: Any) -> None:
         "--late-from-mtime",
         action="store_true",
         help="time submissions that carry no other time by their files' times (refused when those look reset)",
+    )
+    grade.add_argument(
+        "--attempt",
+        choices=["last", "first", "best"],
+        help="which of a student's attempts to grade (Canvas's re-uploads 101-1.py, Gradescope's resubmissions): "
+        "the latest (default), the first, or the best score (each attempt judged)",
     )
     grade.add_argument("--only", metavar="ID", help="regrade this student alone and merge the row into DIR")
     grade.add_argument(

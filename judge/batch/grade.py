@@ -14,7 +14,7 @@ from judge.batch import state
 from judge.batch.cache import ReportCache, shared_folder
 from judge.batch.canvas_column import matching_note
 from judge.batch.exercise import Exercise
-from judge.batch.inputs import MAX_FILE, Entry, scan
+from judge.batch.inputs import MAX_FILE, Entry, choose_best, scan
 from judge.batch.lateness import apply_times, check_file_times
 from judge.batch.outputs import write_outputs
 from judge.batch.policy import GradeOptions
@@ -63,7 +63,6 @@ def grade_class(
             )
     stream = stream or sys.stderr
     problem = judge.problem(problem_id)
-    found = scan(submissions, Exercise.of(problem), skip=out)
     earlier_problem = state.previous_problem(out)
     if earlier_problem is not None and earlier_problem != problem.id:
         if not replace:
@@ -82,6 +81,7 @@ def grade_class(
     options = (options or GradeOptions()).filled_from(earlier.options if earlier else None)
     if lang is not None:
         options.lang = lang
+    found = scan(submissions, Exercise.of(problem), skip=out, attempt=options.attempt)
     language: Lang = "en" if (options.lang or settings.lang) == "en" else "zh"
     if language == "zh" and lang is None and not os.environ.get("PRACTICE_LANG") and earlier is None:
         print(
@@ -116,6 +116,10 @@ def grade_class(
     shared_folder(out)
     cache = ReportCache(out / CACHE, problem.digest, judge.versions())
     interrupted = False
+    if options.attempt == "best" and any(e.versions for e in entries):
+        entries = _best_attempts(BatchGrader(judge, problem, cache, jobs, force), entries, stream)
+        chosen = {e.student: e for e in entries}
+        found.entries = [chosen.get(e.student, e) for e in found.entries]
     with progress_for(len(entries), stream) as progress:
         grader = BatchGrader(judge, problem, cache, jobs, force, on_row=_both(progress, on_row))
         try:
@@ -131,6 +135,16 @@ def grade_class(
     if interrupted:
         return EXIT_INTERRUPTED
     return EXIT_INTERNAL if any(r.verdict == "internal_error" for r in rows) else EXIT_OK
+
+
+def _best_attempts(grader: BatchGrader, entries: list[Entry], stream: TextIO) -> list[Entry]:
+    """--attempt best: every attempt of the students who made several is judged (each distinct file once, cached,
+    so the class's own pass then finds the chosen ones judged), and each student's best-scoring one is kept."""
+    versions = [v for e in entries for v in e.versions]
+    students = sum(bool(e.versions) for e in entries)
+    print(f"--attempt best: judging {len(versions)} attempts of {students} students", file=stream)
+    scores = {(row.student, row.source): row.score for row in grader.run(versions)}
+    return [choose_best(e, {v.origin: scores.get((v.student, v.origin), 0.0) for v in e.versions}) for e in entries]
 
 
 def _both(progress: Callable[[Row], None], hook: Callable[[Row], None] | None) -> Callable[[Row], None]:

@@ -43,7 +43,9 @@ class Entry:
     submitted: datetime | None = None  # from the name or the metadata, else the file's time
     submitted_from: str = ""  # where that time came from: "lms", "file", "submitted-at", "worksheet" (lateness.py)
     late_marker: bool = False  # the LMS marked it late
-    attempts: list[str] = field(default_factory=list)  # the student's other (older) attempts, not judged
+    attempts: list[str] = field(default_factory=list)  # the student's other attempts, not judged
+    versions: list[Entry] = field(default_factory=list)  # every attempt, oldest first, when there are several
+    attempt: str = ""  # the attempt as the download names it (a file, or a folder of one attempt's files)
 
 
 @dataclass
@@ -84,11 +86,14 @@ class _Attempt:
     named: Named | None
     origin: str
     uploads: dict[str, tuple[tuple[int, int], str]] = field(default_factory=dict)  # file -> (order, path) kept
-    older: list[str] = field(default_factory=list)  # older uploads of one of its files (Canvas's -N), left out
+    # Earlier uploads of one of its files (Canvas renames a re-upload 101-1.py): (order, file name, node), each an
+    # attempt of its own, made of this one's files with that upload in place.
+    older: list[tuple[tuple[int, int], str, Node]] = field(default_factory=list)
+    when_seen: datetime | None = None  # an earlier upload's own file time (its attempt has the LMS's time)
 
     @property
     def when(self) -> datetime | None:
-        return (self.named.submitted if self.named else None) or self.node.latest()
+        return self.when_seen or (self.named.submitted if self.named else None) or self.node.latest()
 
 
 def discover(path: Path, solution_file: str | Exercise, skip: Path | None = None) -> list[Entry]:
@@ -96,8 +101,9 @@ def discover(path: Path, solution_file: str | Exercise, skip: Path | None = None
     return scan(path, solution_file, skip).entries
 
 
-def scan(path: Path, exercise: str | Exercise, skip: Path | None = None) -> Discovery:
-    """Every student's entry (one per student: the latest attempt) and the files that are no one's submission.
+def scan(path: Path, exercise: str | Exercise, skip: Path | None = None, attempt: str = "last") -> Discovery:
+    """Every student's entry (one per student: the attempt `attempt` names, ATTEMPT_CHOICES) and the files that are
+    no one's submission.
 
     skip: a folder inside SUBMISSIONS that is not a student's (the --out folder, when it lies there)."""
     exercise = exercise if isinstance(exercise, Exercise) else Exercise(exercise)
@@ -111,7 +117,7 @@ def scan(path: Path, exercise: str | Exercise, skip: Path | None = None) -> Disc
             root = next(iter(root.children.values()))  # a single top-level folder is looked through
     skipped: list[Skipped] = []
     groups = _group(root, skipped)
-    entries = [_entry_of(key, attempts, exercise) for key, attempts in groups.items()]
+    entries = [_entry_of(key, attempts, exercise, attempt) for key, attempts in groups.items()]
     return Discovery(_unique(entries), sorted(skipped, key=lambda s: s.path))
 
 
@@ -170,11 +176,12 @@ def _group(root: Node, skipped: list[Skipped]) -> dict[tuple[str, str], list[_At
                 attempt = attempts[named.attempt] = _Attempt(folder, named, node.path)
             file = named.file or node.name
             kept = attempt.uploads.get(file)
-            if kept is not None and kept[0] > named.order:  # an older upload of a file already kept: left out
-                attempt.older.append(node.path)
+            upload = Node(file, node.path, node.read, node.size, node.mtime)
+            if kept is not None and kept[0] > named.order:  # an older upload of a file already kept
+                attempt.older.append((named.order, file, upload))
                 continue
-            if kept is not None:
-                attempt.older.append(kept[1])  # a newer upload of that file (Canvas's 101-1.py after 101.py)
+            if kept is not None:  # a newer upload of that file (Canvas's 101-1.py after 101.py)
+                attempt.older.append((kept[0], file, attempt.node.children[file]))
             attempt.uploads[file] = (named.order, node.path)
             attempt.node.children[file] = Node(file, node.path, node.read, node.size, node.mtime)
             attempt.named = _later(attempt.named, named)
@@ -218,26 +225,67 @@ def _judgeable(name: str) -> bool:
     return name.lower().endswith((".py", ".zip"))
 
 
-def _entry_of(key: tuple[str, str], attempts: list[_Attempt], exercise: Exercise) -> Entry:
-    """The student's latest attempt (by the LMS's time, else the files' time), the others listed."""
+ATTEMPT_CHOICES = ("last", "first", "best")  # --attempt: which of a student's attempts is graded
+
+
+def _entry_of(key: tuple[str, str], attempts: list[_Attempt], exercise: Exercise, choice: str = "last") -> Entry:
+    """The student's chosen attempt (the latest, by the LMS's time, else the files' time; or the first), the others
+    listed. With several, each attempt is also kept, oldest first, in `versions` (--attempt best: choose_best)."""
     epoch = datetime.min.replace(tzinfo=UTC)
     ordered = sorted(attempts, key=lambda a: (a.when or epoch, a.origin))
-    latest = ordered[-1]
-    named = latest.named
+    versions: list[_Attempt] = []
+    for attempt in ordered:  # a re-uploaded file's earlier uploads are earlier attempts
+        for _order, file, upload in sorted(attempt.older, key=lambda o: o[0]):
+            files = Node(attempt.node.name, attempt.node.path, children={**attempt.node.children, file: upload})
+            origin = upload.path if len(files.children) == 1 else attempt.origin
+            versions.append(_Attempt(files, attempt.named, origin, when_seen=upload.mtime))
+        versions.append(attempt)
+    chosen = versions[0] if choice == "first" else versions[-1]
+    entry = _one_entry(chosen, exercise)
+    if len(versions) > 1:
+        entry.versions = [_one_entry(v, exercise) for v in versions]
+        _name_attempts(entry, versions.index(chosen), choice)
+    return entry
+
+
+def _name_attempts(entry: Entry, index: int, choice: str) -> None:
+    """The attempts column and the note that says which attempt was judged and which were left out."""
+    chosen = entry.versions[index]
+    entry.attempts = [v.attempt for i, v in enumerate(entry.versions) if i != index]
+    which = {"first": "the first", "best": "each; kept the best score, the latest of equals"}.get(choice, "the latest")
+    entry.notes = [n for n in entry.notes if " attempts: judged " not in n]
+    entry.notes.append(
+        f"{len(entry.versions)} attempts: judged {which} ({chosen.attempt}); left out: {', '.join(entry.attempts)}"
+    )
+
+
+def choose_best(entry: Entry, scores: dict[str, float]) -> Entry:
+    """The entry's attempt with the best score (scores: by origin; one never judged counts as 0), the latest of
+    equals, carrying the attempts and the note."""
+    if not entry.versions:
+        return entry
+    best = max(range(len(entry.versions)), key=lambda i: (scores.get(entry.versions[i].origin, 0.0), i))
+    chosen = entry.versions[best]
+    chosen.student, chosen.versions = entry.student, entry.versions  # the id as made unique (id~2)
+    chosen.notes = [n for n in entry.notes if " attempts: judged " not in n]
+    if entry.submitted_from not in ("lms", "file", ""):  # a time given for the student (--submitted-at, --worksheet)
+        chosen.submitted, chosen.submitted_from = entry.submitted, entry.submitted_from
+    _name_attempts(chosen, best, "best")
+    return chosen
+
+
+def _one_entry(attempt: _Attempt, exercise: Exercise) -> Entry:
+    named = attempt.named
     if named is None:
-        entry = _entry(latest.node, exercise)
-        entry.student = student_id(latest.node.name, latest.node.is_file)
+        entry = _entry(attempt.node, exercise)
+        entry.student = student_id(attempt.node.name, attempt.node.is_file)
     else:
-        entry = _entry(latest.node, exercise, origin=latest.origin)
+        entry = _entry(attempt.node, exercise, origin=attempt.origin)
         entry.student = _UNSAFE.sub("_", named.student) or "_"
         entry.name, entry.layout, entry.late_marker = named.name, named.layout, named.late
-    entry.submitted = latest.when
-    entry.submitted_from = "lms" if named is not None and named.submitted else ("file" if latest.when else "")
-    entry.attempts = [a.origin for a in ordered[:-1]] + sorted(latest.older)
-    if entry.attempts:
-        left_out = ", ".join(entry.attempts)
-        count = len(ordered) + len(latest.older)
-        entry.notes.append(f"{count} attempts: judged the latest ({latest.origin}); left out: {left_out}")
+    entry.submitted = attempt.when
+    entry.submitted_from = "lms" if named is not None and named.submitted else ("file" if attempt.when else "")
+    entry.attempt = attempt.origin
     return entry
 
 

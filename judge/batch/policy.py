@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from datetime import UTC, datetime, timedelta
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -26,6 +27,9 @@ class GradeOptions(BaseModel):
         default_factory=dict, description="Times from --submitted-at or --worksheet, by student id (kept for --only)."
     )
     submitted_source: str = Field("", description="Where submitted_at came from: submitted-at or worksheet.")
+    attempt: Literal["last", "first", "best"] = Field(
+        "last", description="Which of a student's attempts is graded (Canvas's re-uploads, Gradescope's resubmissions)."
+    )
     lang: str | None = None
 
     @property

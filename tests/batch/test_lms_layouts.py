@@ -207,3 +207,68 @@ def test_starter_and_operator_detection():
     assert not EXERCISE.unchanged(REFERENCE)
     ops = operators_of((FIXTURE.parents[2] / ".." / "problems" / "104-free-slots" / "starter.py").resolve().read_text())
     assert ops == {"free_slots"}
+
+
+def test_attempt_first_grades_the_first_upload_and_keeps_every_attempt_for_best(tmp_path):
+    write_tree(tmp_path, {"ortizoscar_10016_70016_900.py": WRONG, "ortizoscar_10016_70116_900-1.py": REFERENCE})
+    first = by_id(scan(tmp_path, EXERCISE, attempt="first"))["10016"]
+    assert first.data == WRONG.encode() and first.attempts == ["ortizoscar_10016_70116_900-1.py"]
+    assert any("2 attempts: judged the first (ortizoscar_10016_70016_900.py)" in n for n in first.notes), first.notes
+    assert [v.attempt for v in first.versions] == ["ortizoscar_10016_70016_900.py", "ortizoscar_10016_70116_900-1.py"]
+    assert [v.data for v in first.versions] == [WRONG.encode(), REFERENCE.encode()]
+
+
+def test_choose_best_keeps_the_best_score_and_the_latest_of_equals(tmp_path):
+    from judge.batch.inputs import choose_best
+
+    write_tree(
+        tmp_path,
+        {
+            "submission_metadata.yml": GS_METADATA,
+            "submission_111/900.py": REFERENCE,  # Alice's first submission is her best
+            "submission_222/900.py": WRONG,
+            "submission_333/900.py": WRONG,
+        },
+    )
+    alice = by_id(scan(tmp_path, EXERCISE, attempt="best"))["333"]
+    assert [v.attempt for v in alice.versions] == ["submission_111", "submission_333"]
+    best = choose_best(alice, {"submission_111/900.py": 1.0, "submission_333/900.py": 0.5})
+    assert best.data == REFERENCE.encode() and best.student == "333" and best.attempts == ["submission_333"]
+    assert any("judged each; kept the best score" in n and "(submission_111)" in n for n in best.notes), best.notes
+    tie = choose_best(alice, {"submission_111/900.py": 1.0, "submission_333/900.py": 1.0})
+    assert tie.data == WRONG.encode()  # equal scores: the latest
+
+
+def test_grade_attempt_best_judges_each_attempt_and_grades_the_best(fixture_judge, fixture_settings, tmp_path):
+    from judge.batch.grade import grade_class
+    from judge.batch.policy import GradeOptions
+    from tests.batch.conftest import read_grades
+
+    write_tree(
+        tmp_path / "class",
+        {
+            "ortizoscar_10016_70016_900.py": REFERENCE,
+            "ortizoscar_10016_70116_900-1.py": WRONG,
+            "lee_1003_5003_900.py": WRONG,
+        },
+    )
+    log = tmp_path / "log.txt"
+    with open(log, "w") as stream:
+        status = grade_class(
+            "900",
+            tmp_path / "class",
+            tmp_path / "out",
+            fixture_settings,
+            jobs=1,
+            lang="en",
+            judge=fixture_judge,
+            stream=stream,
+            options=GradeOptions(attempt="best"),
+        )
+    assert status == 0
+    grades = read_grades(tmp_path / "out")
+    assert grades["10016"]["verdict"] == "accepted" and grades["10016"]["source"] == "ortizoscar_10016_70016_900.py"
+    assert (
+        grades["10016"]["attempts"] == "ortizoscar_10016_70116_900-1.py" and grades["1003"]["verdict"] == "wrong_answer"
+    )
+    assert "--attempt best: judging 2 attempts of 1 students" in log.read_text()
