@@ -15,7 +15,7 @@ from judge.errors import JudgeError
 
 EXTRAS = {
     "scale": ("celery", "kombu", "redis", "psycopg", "prometheus_client"),
-    "grade": ("copydetect", "openpyxl", "yaml"),
+    "grade": ("copydetect", "openpyxl", "yaml", "fontTools"),
 }
 
 

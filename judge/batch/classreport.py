@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from judge.batch.cjkfont import STACK, font_face
 from judge.batch.rows import REJECTED, Row
 from judge.batch.similarity import Pair, clusters
 from judge.i18n import Lang
@@ -133,7 +134,10 @@ def render_class_report(rows: list[Row], pairs: list[Pair], problem: Problem, la
         loader=FileSystemLoader(Path(__file__).parent / "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
     )
-    return env.get_template("class-report.html.j2").render(**class_summary(rows, pairs, problem, lang))
+    template, summary = env.get_template("class-report.html.j2"), class_summary(rows, pairs, problem, lang)
+    # Rendered twice: the first pass tells which CJK characters the page holds, the second embeds just those.
+    face = font_face(template.render(**summary, font_stack=STACK, font_face=""))
+    return template.render(**summary, font_stack=STACK, font_face=face)
 
 
 def class_summary(rows: list[Row], pairs: list[Pair], problem: Problem, lang: Lang) -> dict[str, Any]:

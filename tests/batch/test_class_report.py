@@ -124,3 +124,62 @@ def test_a_pending_gpu_tier_shows_in_the_tiers_column_and_the_report():
     html = render_class_report([pending, both], [], problem, "en")
     section = html[html.index('id="pending"') : html.index('id="roster"')]
     assert "triton" in section and "cuda" not in section
+
+
+NO_CJK_FONTS = """<?xml version="1.0"?>
+<!DOCTYPE fontconfig SYSTEM "fonts.dtd">
+<fontconfig><dir>{fonts}</dir><cachedir>{cache}</cachedir></fontconfig>
+"""
+DRAWN = """(family) => {
+  const draw = (ch) => {
+    const c = document.createElement("canvas"); c.width = c.height = 40;
+    const g = c.getContext("2d"); g.font = `32px ${family}`; g.fillText(ch, 2, 32);
+    return c.toDataURL();
+  };
+  return draw("班") !== draw("级");  // a missing glyph draws the same box for both
+}"""
+
+
+def test_a_chinese_report_reads_on_a_machine_without_cjk_fonts(tmp_path):
+    """The report embeds a subset of the generating machine's CJK font: in a Chromium that sees only a Latin font
+    (its own fontconfig), its Chinese still draws as glyphs, not boxes."""
+    need_chromium()
+    from playwright.sync_api import sync_playwright
+
+    from judge.batch.cjkfont import FAMILY, find_cjk_font
+
+    latin = next((p for p in ("/usr/share/fonts/truetype/dejavu",) if __import__("os").path.isdir(p)), None)
+    if find_cjk_font() is None or latin is None:
+        import pytest
+
+        pytest.skip("needs a CJK font to embed and DejaVu for the Latin-only browser (.ci/run installs both)")
+    problem = ProblemSet(FIXTURE.parent).get("900")
+    html = render_class_report(class_rows(), [Pair("wa0", "wa1", 0.97)], problem, "zh")
+    assert f'font-family: "{FAMILY}"' in html and "data:font/otf;base64," in html
+    assert len(html) < 2_000_000  # a subset, not the whole font
+    page_path = tmp_path / "class-report.html"
+    page_path.write_text(html, encoding="utf-8")
+    (tmp_path / "fonts.conf").write_text(NO_CJK_FONTS.format(fonts=latin, cache=tmp_path / "cache"))
+    import os
+
+    env = {**os.environ, "FONTCONFIG_FILE": str(tmp_path / "fonts.conf")}
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, env=env)
+        page = browser.new_page(viewport={"width": 1280, "height": 900})
+        page.goto(page_path.as_uri())
+        page.evaluate("document.fonts.ready.then(() => true)")
+        assert not page.evaluate(DRAWN, '"NoSuchFont", sans-serif')  # this browser has no CJK font of its own
+        assert page.evaluate(DRAWN, FAMILY)  # the report's own subset draws them
+        assert "班级报告" in page.locator("h1").inner_text()
+        # What Chromium drew each heading's characters with (DevTools' platform fonts): the subset, first text too
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("DOM.enable")
+        cdp.send("CSS.enable")
+        root = cdp.send("DOM.getDocument")["root"]["nodeId"]
+        for selector in ("h1", ".tile span", "h2", "#roster th"):
+            node = cdp.send("DOM.querySelector", {"nodeId": root, "selector": selector})["nodeId"]
+            fonts = cdp.send("CSS.getPlatformFontsForNode", {"nodeId": node})["fonts"]
+            assert any(f["isCustomFont"] for f in fonts), (selector, fonts)  # the embedded subset drew its CJK
+            assert all(f["isCustomFont"] or "DejaVu" in f["familyName"] for f in fonts), (selector, fonts)
+        page.screenshot(path=str(ARTIFACTS / "class-report-zh-no-system-cjk.png"), full_page=True)
+        browser.close()

@@ -52,7 +52,9 @@ def test_output_shown_only_for_public_runs():
 def test_public_report_has_the_cli_contract_keys():
     data = report().public().model_dump(mode="json")
     assert {"problem", "verdict", "score", "passed", "total", "cases"} <= set(data)
-    assert set(data["cases"][0]) == {"name", "outcome", "hidden", "message", "hint", "duration_s"}
+    # the contract's keys, and only the optional op trace beside them (None unless a public case failed)
+    assert set(data["cases"][0]) - {"op_trace"} == {"name", "outcome", "hidden", "message", "hint", "duration_s"}
+    assert data["cases"][0]["op_trace"] is None
 
 
 def test_hidden_case_shows_its_static_hint_in_the_asked_language():
