@@ -10,7 +10,7 @@ from urllib.parse import quote
 
 from judge.batch.cjkfont import STACK, font_face
 from judge.batch.rows import REJECTED, Row
-from judge.batch.similarity import Pair, clusters
+from judge.batch.similarity import NEAR_IDENTICAL, Pair, Threshold, closest, clusters
 from judge.i18n import Lang
 from judge.models import Outcome, Verdict
 from judge.problems import Problem
@@ -56,6 +56,10 @@ LABELS = {
         "similarity_note": "Near-identical code once names are normalised "
         "and the starter removed (copydetect). A lead for a conversation, not proof.",
         "max_sim": "highest pair",
+        "closest": "closest pair",
+        "threshold": "Pairs at {value:.0%} or more are shown: nine in ten pairs of this exercise's own {solutions} "
+        "correct solutions score at most {independent:.0%} between themselves, and the threshold sits above that "
+        "(at least 80%).",
         "flagged": "Flagged submissions",
         "flagged_note": "Source that reaches for the judge's or the "
         "interpreter's internals, or tampering found at run time. Flags never change a verdict.",
@@ -102,6 +106,9 @@ LABELS = {
         "similarity": "相似代码组",
         "similarity_note": "统一变量名并去掉起始代码后几乎相同的代码（copydetect）。只是谈话的线索，不是证据。",
         "max_sim": "最高相似度",
+        "closest": "最相似的一对",
+        "threshold": "只列出相似度不低于 {value:.0%} 的一对：本题自己的 {solutions} 份正确解法两两之间，九成的相似度"
+        "不超过 {independent:.0%}，门槛定在它之上（至少 80%）。",
         "flagged": "需要人工查看的提交",
         "flagged_note": "源代码触及判题程序或解释器的内部，或运行时发现篡改。标记从不改变判题结果。",
         "student": "学生",
@@ -127,23 +134,29 @@ LABELS = {
 }
 
 
-def render_class_report(rows: list[Row], pairs: list[Pair], problem: Problem, lang: Lang) -> str:
+def render_class_report(
+    rows: list[Row], pairs: list[Pair], problem: Problem, lang: Lang, threshold: Threshold | None = None
+) -> str:
     from jinja2 import Environment, FileSystemLoader, select_autoescape  # noqa: PLC0415
 
     env = Environment(
         loader=FileSystemLoader(Path(__file__).parent / "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
     )
-    template, summary = env.get_template("class-report.html.j2"), class_summary(rows, pairs, problem, lang)
+    template, summary = env.get_template("class-report.html.j2"), class_summary(rows, pairs, problem, lang, threshold)
     # Rendered twice: the first pass tells which CJK characters the page holds, the second embeds just those.
     face = font_face(template.render(**summary, font_stack=STACK, font_face=""))
     return template.render(**summary, font_stack=STACK, font_face=face)
 
 
-def class_summary(rows: list[Row], pairs: list[Pair], problem: Problem, lang: Lang) -> dict[str, Any]:
+def class_summary(
+    rows: list[Row], pairs: list[Pair], problem: Problem, lang: Lang, threshold: Threshold | None = None
+) -> dict[str, Any]:
     judged = [r for r in rows if r.report is not None]
     by_student = {r.student: r for r in rows}
+    threshold = threshold or Threshold(NEAR_IDENTICAL, 0.0, 0)
     return {
+        "threshold": threshold,
         "problem": problem.id,
         "title": problem.meta.title.en if lang == "en" else problem.meta.title.zh,
         "generated": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
@@ -258,5 +271,6 @@ def _cluster(group: list[str], pairs: list[Pair], by_student: dict[str, Row]) ->
     return {
         "members": [{"student": s, "verdict": members[s]} for s in group],
         "top": max((p.score for p in inside), default=0.0),
+        "closest": closest(group, pairs),
         "pairs": len(inside),
     }

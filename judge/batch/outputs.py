@@ -22,7 +22,7 @@ from judge.batch.feedback import feedback_markdown
 from judge.batch.inputs import Skipped
 from judge.batch.policy import GradeOptions
 from judge.batch.rows import Row
-from judge.batch.similarity import Pair, boilerplate_of, similar_pairs, similar_to
+from judge.batch.similarity import Pair, boilerplate_of, similar_pairs, similar_to, threshold_for
 from judge.batch.spreadsheet import csv_bytes
 from judge.i18n import Lang
 from judge.problems import Problem
@@ -54,7 +54,9 @@ def write_outputs(
     options = options or GradeOptions()
     rows = sorted(rows, key=lambda r: r.student)
     judged = {r.student for r in rows if r.report is not None}  # rejected files (10 MB, binary) are not compared
-    pairs = similar_pairs({s: src for s, src in sources.items() if s in judged}, boilerplate_of(problem))
+    boilerplate = boilerplate_of(problem)
+    threshold = threshold_for(problem, boilerplate)
+    pairs = similar_pairs({s: src for s, src in sources.items() if s in judged}, boilerplate, threshold.value)
     near = similar_to(pairs)
     for row in rows:
         row.similar_to = near.get(row.student, [])
@@ -63,7 +65,7 @@ def write_outputs(
     write_atomic(out / "skipped.csv", skipped_csv([(s.path, s.reason) for s in skipped or []]))
     write_atomic(out / "junit.xml", junit_xml(rows, problem.id))
     write_atomic(out / "reports.jsonl", reports_jsonl(rows, lang))
-    write_atomic(out / "class-report.html", render_class_report(rows, pairs, problem, lang).encode("utf-8"))
+    write_atomic(out / "class-report.html", render_class_report(rows, pairs, problem, lang, threshold).encode("utf-8"))
     if "canvas" in options.lms:
         title = problem.meta.title.en if lang == "en" else problem.meta.title.zh
         write_atomic(out / "canvas.csv", canvas_csv(rows, options.lms_column or title))

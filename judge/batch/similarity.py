@@ -5,12 +5,16 @@ from __future__ import annotations
 import io
 import logging
 import re
+import statistics
 from dataclasses import dataclass
 from typing import Any
 
 from judge.problems import Problem
 
 NEAR_IDENTICAL = 0.8  # both files share at least this fraction of their (non-starter) fingerprints, on average
+MARGIN = 0.1  # an exercise's threshold sits this far above how alike its own correct solutions are
+CEILING = 0.98  # ... but never above this: near-identical copies still show
+MAX_SIMILAR = 5  # ids listed in a row's similar_to, nearest first
 NOISE_K = 25  # copydetect's defaults: k-grams of 25 filtered characters, every one kept (window 1)
 WINDOW = 1
 MIN_OWN = 40  # fingerprints left once the starter is removed: fewer is too little code to call copied
@@ -104,8 +108,37 @@ def clusters(pairs: list[Pair]) -> list[list[str]]:
 
 
 def similar_to(pairs: list[Pair]) -> dict[str, list[str]]:
-    out: dict[str, list[str]] = {}
+    """Each student's nearest others, nearest first, at most MAX_SIMILAR."""
+    out: dict[str, list[tuple[float, str]]] = {}
     for pair in pairs:
-        out.setdefault(pair.a, []).append(pair.b)
-        out.setdefault(pair.b, []).append(pair.a)
-    return {k: sorted(v) for k, v in out.items()}
+        out.setdefault(pair.a, []).append((pair.score, pair.b))
+        out.setdefault(pair.b, []).append((pair.score, pair.a))
+    return {k: [name for _, name in sorted(v, key=lambda p: (-p[0], p[1]))[:MAX_SIMILAR]] for k, v in out.items()}
+
+
+def closest(group: list[str], pairs: list[Pair]) -> Pair | None:
+    """The cluster's strongest pair (clusters are transitive: the pair is what to read first)."""
+    inside = [p for p in pairs if p.a in group and p.b in group]
+    return max(inside, key=lambda p: (p.score, p.b, p.a), default=None)
+
+
+@dataclass(frozen=True)
+class Threshold:
+    value: float
+    independent: float  # how alike the exercise's own correct solutions are: the 90th percentile of their pairs
+    solutions: int  # how many were compared
+
+
+def threshold_for(problem: Problem, boilerplate: str) -> Threshold:
+    """The exercise's threshold, from the spread of scores among its own correct solutions (the reference and
+    solutions/valid): MARGIN above their 90th percentile, so a short exercise, where any two correct files look
+    alike, does not flag the whole class, while a valid solution made from another (a variant kept to test one
+    idea) does not raise it alone; never below NEAR_IDENTICAL nor above CEILING."""
+    files = [problem.reference_path, *problem.valid_solutions()] if problem.reference_path.is_file() else []
+    sources = {path.name: path.read_text(encoding="utf-8") for path in files}
+    scores = sorted(p.score for p in similar_pairs(sources, boilerplate, threshold=0.0)) if len(sources) > 1 else []
+    if not scores:
+        return Threshold(NEAR_IDENTICAL, 0.0, len(sources))
+    spread = statistics.quantiles(scores, n=10, method="inclusive")[-1] if len(scores) > 2 else scores[-1]
+    value = round(min(CEILING, max(NEAR_IDENTICAL, spread + MARGIN)), 3)
+    return Threshold(value, round(spread, 3), len(sources))

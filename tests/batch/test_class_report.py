@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from judge.batch.classreport import check_failures, render_class_report, score_histogram
 from judge.batch.rows import Row
-from judge.batch.similarity import Pair
+from judge.batch.similarity import Pair, Threshold
 from judge.i18n import Text
 from judge.models import CaseResult, Outcome, Report, Verdict
 from judge.problems import ProblemSet
@@ -67,7 +67,7 @@ def test_class_report_renders_offline_in_chromium(tmp_path):
 
     problem = ProblemSet(FIXTURE.parent).get("900")
     pairs = [Pair("wa0", "wa1", 0.97), Pair("wa1", "wa2", 0.91)]
-    html = render_class_report(class_rows(), pairs, problem, "en")
+    html = render_class_report(class_rows(), pairs, problem, "en", Threshold(0.85, 0.75, 4))
     page_path = tmp_path / "class-report.html"
     page_path.write_text(html, encoding="utf-8")
     ARTIFACTS.mkdir(exist_ok=True)
@@ -100,6 +100,8 @@ def test_class_report_renders_offline_in_chromium(tmp_path):
         first_check = page.locator("#checks tr").nth(1).inner_text()
         assert "33%" in first_check and "7/21" in first_check
         assert "wa0" in page.locator("#similarity").inner_text() and "97%" in page.locator("#similarity").inner_text()
+        assert "closest pair: wa0 ↔ wa1 (97%)" in page.locator("#similarity .cluster").inner_text()
+        assert "Pairs at 85% or more" in page.locator("#threshold").inner_text()
         flagged = page.locator("#flagged").inner_text()
         assert "x<b>bold</b>y" in flagged and "frame-walking" in flagged  # shown as text, never as markup
         assert page.evaluate("document.querySelectorAll('script').length") == 1  # the roster's sorting, inline

@@ -120,3 +120,36 @@ def test_a_student_is_never_paired_with_their_own_other_entry():
         similar_pairs({"alice": ORIGINAL, "bob": ORIGINAL}, STARTER)[0],
         similar_pairs({"alice~2": ORIGINAL, "bob": ORIGINAL}, STARTER)[0],
     ]
+
+
+def test_similar_to_lists_the_nearest_first_and_at_most_five():
+    from judge.batch.similarity import MAX_SIMILAR, Pair
+
+    pairs = [Pair("a", f"s{i}", 0.8 + i / 100) for i in range(8)]
+    near = similar_to(pairs)
+    assert near["a"] == ["s7", "s6", "s5", "s4", "s3"] and len(near["a"]) == MAX_SIMILAR
+    assert near["s0"] == ["a"]
+
+
+def test_each_cluster_names_its_closest_pair():
+    from judge.batch.similarity import Pair, closest
+
+    pairs = [Pair("a", "b", 0.82), Pair("b", "c", 0.99), Pair("c", "d", 0.85), Pair("x", "y", 0.9)]
+    group = clusters(pairs)[0]
+    assert group == ["a", "b", "c", "d"]  # transitive: a and d share a cluster at 0.82 and 0.85
+    assert closest(group, pairs) == Pair("b", "c", 0.99)
+
+
+def test_the_threshold_follows_the_spread_of_the_exercises_own_correct_solutions(tmp_path):
+    """A short exercise whose correct solutions look alike gets a higher threshold than the default, so the class
+    is not flagged for writing the only sensible code; one where they differ keeps the default."""
+    from judge.batch.similarity import CEILING, MARGIN, NEAR_IDENTICAL, threshold_for
+    from judge.problems import ProblemSet
+    from judge.settings import Settings
+
+    problems = ProblemSet(Settings().problems_dir)
+    alike = threshold_for(problems.get("107"), "")
+    assert NEAR_IDENTICAL < alike.value <= CEILING and alike.value == round(min(CEILING, alike.independent + MARGIN), 3)
+    assert alike.solutions == 1 + len(problems.get("107").valid_solutions())
+    apart = threshold_for(problems.get("103"), "")
+    assert apart.value == NEAR_IDENTICAL and apart.independent < NEAR_IDENTICAL - MARGIN
