@@ -73,7 +73,7 @@ def _points(text: str) -> float:
 
 def grade_options(args: argparse.Namespace) -> GradeOptions:
     """The output-shaping options this command line gives (those it leaves out come from DIR's earlier run)."""
-    from judge.batch.lateness import read_times  # noqa: PLC0415
+    from judge.batch.lateness import read_times, worksheet_language  # noqa: PLC0415
     from judge.batch.policy import GradeOptions  # noqa: PLC0415
 
     given = {
@@ -89,6 +89,8 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
         path = getattr(args, option, None)
         if path:  # the times the instructor gives win over the download's own
             given["submitted_at"], given["submitted_source"] = read_times(Path(path)), source
+    if getattr(args, "worksheet", None):
+        given["course_lang"] = worksheet_language(Path(args.worksheet))
     return GradeOptions(**{k: v for k, v in given.items() if v is not None})
 
 

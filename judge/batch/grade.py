@@ -82,13 +82,22 @@ def grade_class(
     if lang is not None:
         options.lang = lang
     found = scan(submissions, Exercise.of(problem), skip=out, attempt=options.attempt)
-    language: Lang = "en" if (options.lang or settings.lang) == "en" else "zh"
-    if language == "zh" and lang is None and not os.environ.get("PRACTICE_LANG") and earlier is None:
-        print(
-            "note: notes, feedback, LMS comments and the class report are in Chinese, the handbook's language; "
-            "add --lang en (or set PRACTICE_LANG=en) for English",
-            file=stream,
-        )
+    # --lang, else the course's: PRACTICE_LANG, else an LMS worksheet's language, else the handbook's (Chinese)
+    course = settings.lang if os.environ.get("PRACTICE_LANG") else options.course_lang
+    language: Lang = "en" if (options.lang or course or settings.lang) == "en" else "zh"
+    if lang is None and options.lang is None and earlier is None:
+        if not os.environ.get("PRACTICE_LANG") and options.course_lang:
+            other = "zh" if language == "en" else "en"
+            print(
+                f"note: writing in {LANGUAGE_NAMES[language]}, the worksheet's language; --lang {other} to change",
+                file=stream,
+            )
+        elif language == "zh" and not os.environ.get("PRACTICE_LANG"):
+            print(
+                "note: notes, feedback, LMS comments and the class report are in Chinese, the handbook's language; "
+                "add --lang en (or set PRACTICE_LANG=en) for English",
+                file=stream,
+            )
     options.lang = language
     entries = found.entries
     if only is not None:
@@ -135,6 +144,9 @@ def grade_class(
     if interrupted:
         return EXIT_INTERRUPTED
     return EXIT_INTERNAL if any(r.verdict == "internal_error" for r in rows) else EXIT_OK
+
+
+LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
 
 
 def _best_attempts(grader: BatchGrader, entries: list[Entry], stream: TextIO) -> list[Entry]:

@@ -62,6 +62,19 @@ def read_times(path: Path) -> dict[str, datetime]:
     return times
 
 
+def worksheet_language(path: Path) -> str | None:
+    """The course's language as an LMS worksheet shows it: its header row in Chinese ("zh") or in English ("en", a
+    Moodle worksheet's "Identifier" and "Full name"), else None."""
+    try:
+        first = next(csv.reader(io.StringIO(path.read_text(encoding="utf-8-sig"), newline="")), [])
+    except (OSError, UnicodeDecodeError, csv.Error):
+        return None
+    header = " ".join(first)
+    if any("\u4e00" <= ch <= "\u9fff" for ch in header):
+        return "zh"
+    return "en" if {"identifier", "full name"} & {cell.strip().lower() for cell in first} else None
+
+
 def apply_times(entries: list[Entry], times: dict[str, datetime], source: str) -> int:
     """Each entry the times name gets that time, from `source`; how many did."""
     count = 0

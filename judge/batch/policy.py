@@ -31,6 +31,7 @@ class GradeOptions(BaseModel):
         "last", description="Which of a student's attempts is graded (Canvas's re-uploads, Gradescope's resubmissions)."
     )
     lang: str | None = None
+    course_lang: str | None = Field(None, description="The course's language, read from an LMS worksheet's header.")
 
     @property
     def max_points(self) -> float:

@@ -72,3 +72,38 @@ def test_submitted_at_and_a_moodle_worksheet_give_the_times(tmp_path):
     options = grade_options(parser.parse_args(["grade", "900", "c", "--out", "o", "--worksheet", str(worksheet)]))
     assert options.submitted_source == "worksheet" and list(options.submitted_at) == ["2001"]
     assert grade_options(parser.parse_args(["grade", "900", "c", "--out", "o", "--late-from-mtime"])).late_from_mtime
+
+
+def test_the_course_language_comes_from_the_worksheet_unless_lang_or_practice_lang_say(
+    tmp_path, monkeypatch, fixture_judge, fixture_settings
+):
+    from judge.batch.grade import grade_class
+    from judge.batch.lateness import worksheet_language
+    from judge.batch.policy import GradeOptions
+    from tests.batch.conftest import REFERENCE, write_tree
+
+    english = tmp_path / "en.csv"
+    english.write_text("Identifier,Full name,Last modified (submission)\nParticipant 1,A,-\n")
+    chinese = tmp_path / "zh.csv"
+    chinese.write_text("标识符,全名,最后修改（提交）\n参与者 1,甲,-\n", encoding="utf-8")
+    plain = tmp_path / "plain.csv"
+    plain.write_text("id,time\n1,2026-03-01\n")
+    assert (worksheet_language(english), worksheet_language(chinese), worksheet_language(plain)) == ("en", "zh", None)
+    options = grade_options(build_parser().parse_args(["grade", "900", "c", "--out", "o", "--worksheet", str(english)]))
+    assert options.course_lang == "en"
+    monkeypatch.delenv("PRACTICE_LANG", raising=False)
+    classroom = write_tree(tmp_path / "class", {"alice.py": REFERENCE})
+    log = tmp_path / "log.txt"
+    with open(log, "w") as stream:
+        grade_class(
+            "900",
+            classroom,
+            tmp_path / "out",
+            fixture_settings,
+            jobs=1,
+            judge=fixture_judge,
+            stream=stream,
+            options=GradeOptions(course_lang="en"),
+        )
+    assert "writing in English, the worksheet's language; --lang zh to change" in log.read_text()
+    assert "All tests passed" in (tmp_path / "out" / "feedback" / "alice.md").read_text(encoding="utf-8")
