@@ -451,6 +451,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "machine and judge with python practice/judge.py {id}, or use a server that has it",
     ),
     "list.needs": ("需要 {names}（未安装）", "needs {names} (not installed)"),
+    "cli.tiers_to_do": (
+        "还没判的部分：{tiers}（需要 CUDA GPU）：请在有 GPU 的机器上运行，或用 --server 提交到有 GPU 的判题服务器",
+        "still to do: the {tiers} tier (needs a CUDA GPU): run it on a GPU host, or submit with --server "
+        "to a judge server that has one",
+    ),
     # -- the op trace of a failing public case (judge.optrace): feedback, never a verdict --
     "optrace.heading": (
         "算子轨迹（同一输入上参考解与你的算子执行的 aten 算子；只作提示，不影响判定）",
@@ -490,6 +495,94 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "the same aten ops as the reference, but your operator then raised {raised}",
     ),
     # -- instructor: batch --
+    # feedback/<student>.md and the LMS comments (judge.batch.feedback)
+    "feedback.title": ("练习 {problem} 的判题反馈：{student}", "Feedback on exercise {problem}: {student}"),
+    "feedback.verdict": ("结果", "Verdict"),
+    "feedback.tests": (
+        "测试：{passed}/{total} 通过，得分 {score:.0%}",
+        "Tests: {passed}/{total} passed, score {score:.0%}",
+    ),
+    "feedback.not_judged": ("没有判题：你的文件未被接受", "Not judged: your file was not accepted"),
+    "feedback.hidden": (
+        "隐藏测试只显示它检查什么，不显示输入",
+        "Hidden tests show what they check, never their inputs",
+    ),
+    "feedback.cases": ("各个测试", "Each test"),
+    "feedback.hint": ("提示", "Hint"),
+    "feedback.rejected": ("未判题", "rejected"),
+    "feedback.points": ("分数：{points:g} / {max_points:g}", "Points: {points:g} / {max_points:g}"),
+    "feedback.late": ("（迟交 {days} 天，已扣分）", " (late by {days} day(s), penalty applied)"),
+    "feedback.unchanged": ("起始代码没有改动：得分为 0", "The starter was not changed: score 0"),
+    # class-report.html (judge.batch.classreport): labels, filled by the template
+    "classreport.title": ("班级报告：练习", "Class report: exercise"),
+    "classreport.generated": ("生成于", "Generated"),
+    "classreport.students": ("名学生", "students"),
+    "classreport.accepted": ("通过", "accepted"),
+    "classreport.mean": ("平均得分", "mean score"),
+    "classreport.clusters_n": ("相似代码组", "similarity clusters"),
+    "classreport.flagged_n": ("需要查看", "flagged"),
+    "classreport.not_judged": ("未判题或判题故障", "Not judged or judge faults"),
+    "classreport.verdicts": ("结果分布", "Verdicts"),
+    "classreport.scores": ("得分分布", "Scores"),
+    "classreport.score_axis": ("通过的测试比例", "share of tests passed"),
+    "classreport.checks": ("各项检查的失败率", "Failure rate per check"),
+    "classreport.checks_note": (
+        "成功导入的提交（不含编译错误、被拒收的文件和判题故障）中没通过各项检查的比例；隐藏测试按提示所说的知识点归组。失败率最高的排在前面：全班没掌握的知识点。",
+        "Share of the submissions that imported (compile errors, rejected files and judge faults left out) failing "
+        "each check; hidden cases grouped by the lesson their hint names. Highest first: the lesson the class missed.",
+    ),
+    "classreport.check": ("检查", "check"),
+    "classreport.failed": ("失败", "failed"),
+    "classreport.rate": ("失败率", "failure rate"),
+    "classreport.hidden": ("隐藏", "hidden"),
+    "classreport.similarity": ("相似代码组", "Similarity clusters"),
+    "classreport.similarity_note": (
+        "统一变量名并去掉起始代码后几乎相同的代码（copydetect）。只是谈话的线索，不是证据。",
+        "Near-identical code once names are normalised and the starter removed (copydetect). A lead for a "
+        "conversation, not proof.",
+    ),
+    "classreport.max_sim": ("最高相似度", "highest pair"),
+    "classreport.closest": ("最相似的一对", "closest pair"),
+    "classreport.threshold": (
+        "只列出相似度不低于 {value:.0%} 的一对：本题自己的 {solutions} 份正确解法两两之间，"
+        "九成的相似度不超过 {independent:.0%}，门槛定在它之上（至少 80%）。",
+        "Pairs at {value:.0%} or more are shown: nine in ten pairs of this exercise's own {solutions} correct "
+        "solutions score at most {independent:.0%} between themselves, and the threshold sits above that (at least "
+        "80%).",
+    ),
+    "classreport.flagged": ("需要人工查看的提交", "Flagged submissions"),
+    "classreport.flagged_note": (
+        "源代码触及判题程序或解释器的内部，或运行时发现篡改。标记从不改变判题结果。",
+        "Source that reaches for the judge's or the interpreter's internals, or tampering found at run time. Flags "
+        "never change a verdict.",
+    ),
+    "classreport.student": ("学生", "student"),
+    "classreport.verdict": ("结果", "verdict"),
+    "classreport.flags": ("标记", "flags"),
+    "classreport.slowest": ("运行最慢的提交（代码自身的运行时间）", "Slowest submissions (their own run time)"),
+    "classreport.seconds": ("秒", "seconds"),
+    "classreport.reason": ("原因", "reason"),
+    "classreport.none": ("无", "none"),
+    "classreport.more_checks": ("其余检查", "more checks"),
+    "classreport.roster": ("全部学生", "Every student"),
+    "classreport.roster_note": (
+        "点击列标题按该列排序。分数已扣除迟交的扣分。",
+        "Click a column's heading to sort by it. Points are after any late penalty.",
+    ),
+    "classreport.name": ("姓名", "name"),
+    "classreport.points": ("分数", "points"),
+    "classreport.late": ("迟交", "late"),
+    "classreport.tiers": ("已运行的层", "tiers"),
+    "classreport.attempts": ("其他提交", "attempts"),
+    "classreport.similar": ("相似于", "similar to"),
+    "classreport.feedback": ("反馈", "feedback"),
+    "classreport.pending": ("GPU 层尚待判题", "GPU tier still to be judged"),
+    "classreport.pending_note": (
+        "在这里运行过的层都通过了，但 GPU 层没有可用的运行器。请在配置了 GPU 运行器的地方重新判题。",
+        "Accepted on the tiers that ran here; the GPU tier had no runner. Judge these again where a GPU runner is "
+        "configured.",
+    ),
+    "gradescope.late": ("迟交 {days} 天", "late {days} day(s)"),
     # -- queue and operations --
     # -- GPU tier --
     "gpu.host_fault": (
@@ -520,6 +613,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
     ),
     "web.no_submission": ("没有这个提交", "no such submission"),
 }
+
+
+def words(prefix: str, lang: Lang) -> dict[str, str]:
+    """Every message under `prefix.` in one language, unformatted, keyed by the rest of its id: the labels a
+    template fills itself (the class report's)."""
+    side = 1 if lang == "en" else 0
+    return {key[len(prefix) + 1 :]: texts[side] for key, texts in MESSAGES.items() if key.startswith(prefix + ".")}
 
 
 def say(msg_id: str, **fields: object) -> Text:

@@ -11,6 +11,7 @@ from urllib.parse import quote
 from judge.batch.cjkfont import STACK, font_face
 from judge.batch.rows import REJECTED, Row
 from judge.batch.similarity import NEAR_IDENTICAL, Pair, Threshold, closest, clusters
+from judge.catalog import words
 from judge.i18n import Lang
 from judge.models import Outcome, Verdict
 from judge.problems import Problem
@@ -31,107 +32,6 @@ ORDER = [v.value for v in reversed(Verdict)] + [REJECTED]  # accepted first, the
 NOT_RUN = {Verdict.compile_error.value, Verdict.internal_error.value, REJECTED}
 SLOWEST = 10
 CHECKS_SHOWN = 15  # the rest of the checks fold under a <details>: the top of the list is the lesson missed
-LABELS = {
-    "en": {
-        "title": "Class report: exercise",
-        "generated": "Generated",
-        "students": "students",
-        "accepted": "accepted",
-        "mean": "mean score",
-        "clusters_n": "similarity clusters",
-        "flagged_n": "flagged",
-        "not_judged": "Not judged or judge faults",
-        "verdicts": "Verdicts",
-        "scores": "Scores",
-        "score_axis": "share of tests passed",
-        "checks": "Failure rate per check",
-        "checks_note": "Share of the submissions that imported (compile "
-        "errors, rejected files and judge faults left out) failing each check; hidden cases grouped by the lesson "
-        "their hint names. Highest first: the lesson the class missed.",
-        "check": "check",
-        "failed": "failed",
-        "rate": "failure rate",
-        "hidden": "hidden",
-        "similarity": "Similarity clusters",
-        "similarity_note": "Near-identical code once names are normalised "
-        "and the starter removed (copydetect). A lead for a conversation, not proof.",
-        "max_sim": "highest pair",
-        "closest": "closest pair",
-        "threshold": "Pairs at {value:.0%} or more are shown: nine in ten pairs of this exercise's own {solutions} "
-        "correct solutions score at most {independent:.0%} between themselves, and the threshold sits above that "
-        "(at least 80%).",
-        "flagged": "Flagged submissions",
-        "flagged_note": "Source that reaches for the judge's or the "
-        "interpreter's internals, or tampering found at run time. Flags never change a verdict.",
-        "student": "student",
-        "verdict": "verdict",
-        "flags": "flags",
-        "slowest": "Slowest submissions (their own run time)",
-        "seconds": "seconds",
-        "reason": "reason",
-        "none": "none",
-        "more_checks": "more checks",
-        "roster": "Every student",
-        "roster_note": "Click a column's heading to sort by it. Points are after any late penalty.",
-        "name": "name",
-        "points": "points",
-        "late": "late",
-        "tiers": "tiers",
-        "attempts": "attempts",
-        "similar": "similar to",
-        "feedback": "feedback",
-        "pending": "GPU tier still to be judged",
-        "pending_note": "Accepted on the tiers that ran here; the GPU tier had no runner. Judge these again where "
-        "a GPU runner is configured.",
-    },
-    "zh": {
-        "title": "班级报告：练习",
-        "generated": "生成于",
-        "students": "名学生",
-        "accepted": "通过",
-        "mean": "平均得分",
-        "clusters_n": "相似代码组",
-        "flagged_n": "需要查看",
-        "not_judged": "未判题或判题故障",
-        "verdicts": "结果分布",
-        "scores": "得分分布",
-        "score_axis": "通过的测试比例",
-        "checks": "各项检查的失败率",
-        "checks_note": "成功导入的提交（不含编译错误、被拒收的文件和判题故障）中没通过各项检查的比例；"
-        "隐藏测试按提示所说的知识点归组。失败率最高的排在前面：全班没掌握的知识点。",
-        "check": "检查",
-        "failed": "失败",
-        "rate": "失败率",
-        "hidden": "隐藏",
-        "similarity": "相似代码组",
-        "similarity_note": "统一变量名并去掉起始代码后几乎相同的代码（copydetect）。只是谈话的线索，不是证据。",
-        "max_sim": "最高相似度",
-        "closest": "最相似的一对",
-        "threshold": "只列出相似度不低于 {value:.0%} 的一对：本题自己的 {solutions} 份正确解法两两之间，九成的相似度"
-        "不超过 {independent:.0%}，门槛定在它之上（至少 80%）。",
-        "flagged": "需要人工查看的提交",
-        "flagged_note": "源代码触及判题程序或解释器的内部，或运行时发现篡改。标记从不改变判题结果。",
-        "student": "学生",
-        "verdict": "结果",
-        "flags": "标记",
-        "slowest": "运行最慢的提交（代码自身的运行时间）",
-        "seconds": "秒",
-        "reason": "原因",
-        "none": "无",
-        "more_checks": "其余检查",
-        "roster": "全部学生",
-        "roster_note": "点击列标题按该列排序。分数已扣除迟交的扣分。",
-        "name": "姓名",
-        "points": "分数",
-        "late": "迟交",
-        "tiers": "已运行的层",
-        "attempts": "其他提交",
-        "similar": "相似于",
-        "feedback": "反馈",
-        "pending": "GPU 层尚待判题",
-        "pending_note": "在这里运行过的层都通过了，但 GPU 层没有可用的运行器。请在配置了 GPU 运行器的地方重新判题。",
-    },
-}
 
 
 def render_class_report(
@@ -173,7 +73,7 @@ def class_summary(
         "slowest": slowest(judged),
         "checks_shown": CHECKS_SHOWN,
         "colors": COLORS,
-        "t": LABELS["en" if lang == "en" else "zh"],
+        "t": words("classreport", lang),  # the labels, from the one catalogue (judge.catalog)
         "problems": [{"row": r, "reason": _reason(r, lang)} for r in rows if r.verdict in NOT_RUN],
         "roster": [_student(r) for r in rows],
         "pending": [r for r in rows if r.pending_tiers],

@@ -11,6 +11,7 @@ from typing import Any
 from judge.batch.feedback import lms_comment
 from judge.batch.rows import ALL_COLUMNS, REJECTED, Row
 from judge.batch.spreadsheet import csv_bytes, formula_like
+from judge.catalog import say
 from judge.i18n import Lang
 from judge.models import Outcome
 from judge.textsafe import valid
@@ -159,7 +160,7 @@ def gradescope_results(row: Row, lang: Lang) -> dict[str, Any]:
         for case, weight in zip(public.cases, weights)
     ]
     notes = [n for n in row.notes if n == "starter not changed"]
-    late = [f"late {row.days_late} day(s)" if lang == "en" else f"迟交 {row.days_late} 天"] if row.late else []
+    late = [say("gradescope.late", days=row.days_late).get(lang)] if row.late else []
     return {
         "score": row.points if row.max_points else public.passed,
         "output": "; ".join([f"{public.verdict.value}: {public.message}", *notes, *late]),

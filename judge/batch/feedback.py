@@ -5,39 +5,23 @@ from __future__ import annotations
 import re
 
 from judge.batch.rows import REJECTED, UNCHANGED_NOTE, Row
+from judge.catalog import say
 from judge.i18n import Lang
 from judge.models import Outcome, PublicReport
 from judge.textsafe import plain
 
 MARKS = {Outcome.passed: "✅", Outcome.failed: "❌", Outcome.error: "❌", Outcome.skipped: "⏭"}
-WORDS = {
-    "title": ("练习 {problem} 的判题反馈：{student}", "Feedback on exercise {problem}: {student}"),
-    "verdict": ("结果", "Verdict"),
-    "tests": ("测试：{passed}/{total} 通过，得分 {score:.0%}", "Tests: {passed}/{total} passed, score {score:.0%}"),
-    "not_judged": ("没有判题：你的文件未被接受", "Not judged: your file was not accepted"),
-    "hidden": ("隐藏测试只显示它检查什么，不显示输入", "Hidden tests show what they check, never their inputs"),
-    "cases": ("各个测试", "Each test"),
-    "hint": ("提示", "Hint"),
-    REJECTED: ("未判题", "rejected"),
-    "points": ("分数：{points:g} / {max_points:g}", "Points: {points:g} / {max_points:g}"),
-    "late": ("（迟交 {days} 天，已扣分）", " (late by {days} day(s), penalty applied)"),
-    "unchanged": ("起始代码没有改动：得分为 0", "The starter was not changed: score 0"),
-}
 
 
 def word(key: str, lang: Lang, **fields: object) -> str:
-    zh, en = WORDS[key]
-    return (en if lang == "en" else zh).format(**fields)
+    """The feedback's own words (feedback.<key> in the catalogue), in the reader's language."""
+    return say(f"feedback.{key}", **fields).get(lang)
 
 
 def verdict_name(verdict: str, lang: Lang) -> str:
-    """The verdict's name in the reader's language, from the judge's catalogue where it has one."""
-    if verdict in WORDS:
-        return word(verdict, lang)
+    """The verdict's name in the reader's language, from the catalogue (a rejected file's is the feedback's own)."""
     try:
-        from judge.catalog import say  # noqa: PLC0415
-
-        return say(f"verdict.{verdict}").get(lang)
+        return word("rejected", lang) if verdict == REJECTED else say(f"verdict.{verdict}").get(lang)
     except KeyError:
         return verdict.replace("_", " ")
 

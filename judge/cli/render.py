@@ -21,11 +21,6 @@ MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("E", "r
 VERDICT_STYLE = {Verdict.accepted: "bold green", Verdict.wrong_answer: "bold red"}
 SHOWN_CASES = 20  # failing cases listed one per line; the rest are counted
 OUTPUT_LINES = 30  # lines of the learner's output tail shown
-TIERS_TO_DO = {
-    "zh": "还没判的部分：{tiers}（需要 CUDA GPU）：请在有 GPU 的机器上运行，或用 --server 提交到有 GPU 的判题服务器",
-    "en": "still to do: the {tiers} tier (needs a CUDA GPU): run it on a GPU host, or submit with --server "
-    "to a judge server that has one",
-}
 
 
 def verdict_name(verdict: Verdict, lang: Lang) -> str:
@@ -103,7 +98,7 @@ def print_report(console: Console, report: PublicReport, path: str) -> None:
     console.print(Text(say("cli.result").get(lang)) + verdict + Text(counts if report.total else ""))
     skipped = [name.upper() for name, state in report.tiers.items() if state == "skipped"]
     if skipped:  # the verdict covers the tiers that ran; say what is left
-        console.print(Text(TIERS_TO_DO[lang].format(tiers=", ".join(skipped)), style="yellow"))
+        console.print(Text(say("cli.tiers_to_do", tiers=", ".join(skipped)).get(lang), style="yellow"))
     if report.message and report.verdict != Verdict.accepted:
         for line in report.message.splitlines():
             console.print(Text(f"  {plain(line)}"))
