@@ -179,6 +179,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "list.public_tests": ("公开测试", "public tests"),
     "list.all_tests": ("全部测试", "all tests"),
     "list.edited": ("，之后改过", ", edited since"),
+    "list.done": ("已完成（{day} 通过全部测试）", "done (all tests passed on {day})"),
+    "list.done_count": ("已完成 {done}/{total} 题", "{done} of {total} exercises done"),
     # refusals: nothing was judged
     "usage.no_file": ("找不到文件：{path}", "no such file: {path}"),
     "usage.is_dir": (

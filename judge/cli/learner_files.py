@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -29,13 +30,26 @@ class LearnerFiles:
             return {}
         return ledger if isinstance(ledger, dict) else {}  # a ledger edited by hand into something else
 
-    def record(self, problem: Problem, source: bytes, verdict: Verdict, mode: Mode) -> None:
+    def record(self, problem: Problem, source: bytes, verdict: Verdict, mode: Mode, whole: bool = True) -> None:
+        """The file's last verdict; an accept on every test (a submit, no tier left to do) also marks the exercise
+        done, and stays: a later edit or failure does not undo that it was solved once."""
         ledger = self._ledger()
-        ledger[problem.id] = {"sha256": hashlib.sha256(source).hexdigest(), "verdict": verdict.value, "mode": mode}
+        earlier = ledger.get(problem.id) if isinstance(ledger.get(problem.id), dict) else {}
+        entry = {"sha256": hashlib.sha256(source).hexdigest(), "verdict": verdict.value, "mode": mode}
+        if verdict == Verdict.accepted and mode == "submit" and whole:
+            entry["solved"] = datetime.now(UTC).strftime("%Y-%m-%d")
+        elif earlier.get("solved"):
+            entry["solved"] = earlier["solved"]
+        ledger[problem.id] = entry
         try:
             (self.folder / LEDGER).write_text(json.dumps(ledger, indent=1), encoding="utf-8")
         except OSError:
             pass  # a read-only checkout still judges; it just forgets
+
+    def solved(self, problem: Problem) -> str | None:
+        """The day the exercise was first accepted on every test here, if it was."""
+        last = self._ledger().get(problem.id)
+        return str(last["solved"]) if isinstance(last, dict) and last.get("solved") else None
 
     def state(self, problem: Problem) -> str:
         path = self.path(problem)

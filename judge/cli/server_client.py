@@ -134,7 +134,7 @@ def run_remote(problem_id: str, path: str | None, as_json: bool, public: bool, s
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     if path is None or target.resolve() == files.path(problem).resolve():
-        files.record(problem, source, report.verdict, report.mode)
+        files.record(problem, source, report.verdict, report.mode, whole="skipped" not in report.tiers.values())
     if as_json:
         print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False))
     else:

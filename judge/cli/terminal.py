@@ -52,7 +52,7 @@ def run_problem(
             marks.close()
     public_report = report.public(lang)
     if path is None or target.resolve() == files.path(problem).resolve():
-        files.record(problem, source, report.verdict, report.mode)
+        files.record(problem, source, report.verdict, report.mode, whole="skipped" not in report.tiers.values())
     if as_json:
         print(json.dumps(public_report.model_dump(mode="json"), ensure_ascii=False))
     else:
@@ -109,6 +109,7 @@ def list_problems(settings: Settings) -> int:
 
     files = LearnerFiles(settings.solutions_dir, settings.lang)
     console = Console(soft_wrap=True)
+    count = total = 0
     for problem in ProblemSet(settings.problems_dir).all():
         title = problem.meta.title.en if settings.lang == "en" else problem.meta.title.zh
         missing = missing_needs(problem)  # e.g. 107 without Triton: say so, and which extra installs it
@@ -122,11 +123,13 @@ def list_problems(settings: Settings) -> int:
         )
         difficulty = say(f"list.{problem.meta.difficulty}")
         row = say("list.row", id=f"{problem.id:>4}", title=title, difficulty=difficulty, state=files.state(problem))
-        console.print(
-            row.get(settings.lang) + needs,
-            highlight=False,
-            markup=False,
-        )
+        solved = files.solved(problem)
+        mark = "✓" if solved else " "
+        done = "  " + say("list.done", day=solved).get(settings.lang) if solved else ""
+        console.print(f"{mark}{row.get(settings.lang)}{done}{needs}", highlight=False, markup=False)
+        count += solved is not None
+        total += 1
+    console.print(say("list.done_count", done=count, total=total).get(settings.lang), highlight=False, markup=False)
     return EXIT_ACCEPTED
 
 

@@ -258,3 +258,19 @@ def test_the_starter_the_failure_footer_and_an_accepted_run_point_to_the_next_st
         assert "Next: exercise" in accepted.stdout and f"python practice/judge.py {last}" in accepted.stdout
     public = practice(tmp_path, "900", write(tmp_path, "ok.py", GOOD), "--public", env={"PRACTICE_LANG": "en"})
     assert "Next:" not in public.stdout and say("cli.all_done").en not in public.stdout  # only after a submit
+
+
+def test_list_marks_an_exercise_done_once_accepted_on_every_test_and_keeps_it(tmp_path):
+    (tmp_path / "solutions").mkdir()
+    mine = tmp_path / "solutions" / "900.py"
+    mine.write_text(GOOD)
+    assert "0/1" in practice(tmp_path, "--list").stdout  # nothing done yet
+    assert practice(tmp_path, "900", "--public").returncode == 0  # public tests only: not done
+    assert "✓" not in practice(tmp_path, "--list").stdout
+    assert practice(tmp_path, "900").returncode == 0
+    listing = practice(tmp_path, "--list", "--lang", "en").stdout
+    assert listing.startswith("✓") and "done (all tests passed on" in listing and "1 of 1 exercises done" in listing
+    mine.write_text("def add(a, b):\n    return a - b\n")  # a later failure does not undo it
+    assert practice(tmp_path, "900").returncode == 1
+    listing = practice(tmp_path, "--list").stdout
+    assert "已完成（" in listing and "已完成 1/1 题" in listing and "之后改过" not in listing
