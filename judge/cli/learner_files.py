@@ -34,7 +34,8 @@ class LearnerFiles:
         """The file's last verdict; an accept on every test (a submit, no tier left to do) also marks the exercise
         done, and stays: a later edit or failure does not undo that it was solved once."""
         ledger = self._ledger()
-        earlier = ledger.get(problem.id) if isinstance(ledger.get(problem.id), dict) else {}
+        found = ledger.get(problem.id)
+        earlier: dict[str, Any] = found if isinstance(found, dict) else {}
         entry = {"sha256": hashlib.sha256(source).hexdigest(), "verdict": verdict.value, "mode": mode}
         if verdict == Verdict.accepted and mode == "submit" and whole:
             entry["solved"] = datetime.now(UTC).strftime("%Y-%m-%d")
