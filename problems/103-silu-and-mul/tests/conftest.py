@@ -362,3 +362,19 @@ def check_compiled(check_out):
         check_recompiles(obs["graphs"], len(xs))
 
     return check
+
+
+@pytest.fixture(scope="session")
+def probe_causes():
+    """What the learner's code raised -> the cause, for the traps the statement warns about (the judge's probe
+    fixture puts the first match in place of a test's general hint)."""
+    reads_data = msg(
+        "fake 实现读取了输入的数值（.item()、.tolist() 或对数据的比较）：fake 和 meta 张量没有数据，"
+        "输出只能由 x 的形状、dtype 和设备决定",
+        "the fake reads the input's values (.item(), .tolist() or a comparison on data): fake and meta tensors have "
+        "none, so the output may depend only on x's shape, dtype and device",
+    )
+    return [
+        ("cannot be called on meta tensors", reads_data),
+        ("data-dependent expression", reads_data),
+    ]

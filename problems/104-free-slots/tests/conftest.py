@@ -355,3 +355,21 @@ HINTS = {
 def hints():
     """hints[probe name]: the bilingual hint a probe call fails with when the learner's code raises."""
     return HINTS
+
+
+@pytest.fixture(scope="session")
+def probe_causes():
+    """What the learner's code raised -> the cause, for the traps the statement warns about (the judge's probe
+    fixture puts the first match in place of a test's general hint)."""
+    return [
+        (
+            "data-dependent expression",
+            msg(
+                "fake 实现把由数据决定的长度变成了 Python 整数（.item()、int() 或拿它作比较）：让它保持符号，"
+                "用 torch.library.get_ctx().new_dynamic_size() 得到长度 k，再返回长度为 k 的新 int64 张量",
+                "the fake turns the data-dependent length into a Python int (.item(), int() or a comparison): keep "
+                "it symbolic, take k = torch.library.get_ctx().new_dynamic_size() and return a new int64 tensor of "
+                "length k",
+            ),
+        ),
+    ]

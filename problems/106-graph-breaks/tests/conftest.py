@@ -253,3 +253,19 @@ def check_explain():
         )
 
     return check
+
+
+@pytest.fixture(scope="session")
+def probe_causes():
+    """What the learner's code raised -> the cause, for the traps the statement warns about (the judge's probe
+    fixture puts the first match in place of a test's general hint)."""
+    calls_kernel = msg(
+        "fake 实现运行了真正的计算（opaque_gelu 要读数据，fake 和 meta 张量没有数据）：fake 只需按 x 的形状、"
+        "dtype 和设备分配输出，例如 torch.empty_like(x)",
+        "the fake runs the real computation (opaque_gelu reads data, which fake and meta tensors do not have): a "
+        "fake only allocates the output from x's shape, dtype and device, e.g. torch.empty_like(x)",
+    )
+    return [
+        ("Cannot copy out of meta tensor", calls_kernel),
+        (".numpy() is not supported for tensor subclasses", calls_kernel),
+    ]

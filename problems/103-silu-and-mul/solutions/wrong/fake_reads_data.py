@@ -1,4 +1,5 @@
 # expect: wrong_answer
+# expect-message: the fake reads the input's values
 """Wrong: the fake validates the values, which a fake (or meta) tensor does not have."""
 
 import torch

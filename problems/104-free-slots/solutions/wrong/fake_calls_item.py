@@ -1,4 +1,5 @@
 # expect: wrong_answer
+# expect-message: the fake turns the data-dependent length into a Python int
 """Wrong: the fake counts the free slots with .item(), reading data a fake tensor does not have."""
 
 import torch

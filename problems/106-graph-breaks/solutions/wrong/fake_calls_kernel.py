@@ -1,4 +1,5 @@
 # expect: wrong_answer
+# expect-message: the fake runs the real computation
 """Wrong: the fake runs opaque_gelu, which reads data that a fake tensor does not have."""
 
 import math
