@@ -231,6 +231,12 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "常驻判题进程已过期（{why}），换一个新的：这一次要冷启动，慢一些。",
         "The warm local judge was out of date ({why}) and is being replaced: this run starts cold, so it is slower.",
     ),
+    "daemon.idle_ended": (
+        "常驻判题进程闲置 {idle} 后已自行结束，这次先重新启动它（慢几秒）；"
+        "想让它等得更久，可设置 PRACTICE_DAEMON_IDLE=<秒数>",
+        "the warm local judge ended by itself after {idle} idle; this run starts it again (a few seconds "
+        "slower); set PRACTICE_DAEMON_IDLE=<seconds> to keep it longer",
+    ),
     "daemon.lost": (
         "常驻判题进程在这次判题中途结束了；改在本进程里判题（慢一些）",
         "the warm local judge ended during this run; judging in this process instead (slower)",

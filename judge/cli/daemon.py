@@ -10,6 +10,7 @@ Run as `python -m judge.cli.daemon SOCKET SETTINGS_JSON` by judge.cli.daemon_cli
 from __future__ import annotations
 
 import base64
+import json
 import os
 import socket
 import struct
@@ -19,7 +20,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from judge.cli.daemon_wire import Lines, identity, send
+from judge.cli.daemon_wire import Lines, ended_note, identity, send
 from judge.errors import JudgeError
 from judge.settings import Settings
 
@@ -99,6 +100,9 @@ class WarmJudge:
             with self.lock:
                 idle = not self.active and time.monotonic() - self.last > self.settings.daemon_idle
             if idle:
+                # Said to the next run, which starts cold: a learner back from reading the statement should know
+                # why that run is slower (judge.cli.daemon_client.connect).
+                ended_note(self.path).write_text(json.dumps({"why": "idle", "idle_s": self.settings.daemon_idle}))
                 self.stop()
 
     def stop(self) -> None:

@@ -23,7 +23,7 @@ from rich.console import Console
 
 from judge import errors
 from judge.catalog import say
-from judge.cli.daemon_wire import Lines, identity, runtime_dir, send, socket_path
+from judge.cli.daemon_wire import Lines, ended_note, identity, runtime_dir, send, socket_path
 from judge.events import EVENT, EventSink
 from judge.i18n import Lang, Text
 from judge.models import Mode, Report
@@ -64,6 +64,7 @@ def grade(
     timeout = 2 * problem.meta.limits.wall_s + START_TIMEOUT_S  # hidden events come only when their pass ends
     for _attempt in range(2):  # a stale judge stops and frees the path; the second try starts a fresh one
         request["identity"] = identity(settings)  # again: what changed may be this checkout, since the first try
+        _said_why_it_ended(path, err, lang)
         conn = connect(path, settings)
         if conn is None:
             err.print(say("daemon.no_start").get(lang))
@@ -87,6 +88,28 @@ def grade(
         return Report.model_validate(answer["report"])
     err.print(say("daemon.changing").get(lang))  # still changing (files being edited): judge here
     return None
+
+
+def _said_why_it_ended(path: Path, err: Console, lang: Lang) -> None:
+    """The warm judge ended by itself since the last run (idle): say so once, as this run starts a new one."""
+    note = ended_note(path)
+    try:
+        why = json.loads(note.read_text())
+        note.unlink()
+    except (OSError, ValueError):
+        return
+    if isinstance(why, dict) and why.get("why") == "idle" and _try_connect_quietly(path) is False:
+        seconds = float(why.get("idle_s", 0))
+        idle = f"{seconds / 60:g} min" if seconds >= 120 else f"{seconds:g} s"
+        err.print(say("daemon.idle_ended", idle=idle).get(lang), highlight=False, markup=False)
+
+
+def _try_connect_quietly(path: Path) -> bool:
+    conn = _try_connect(path)
+    if conn is None:
+        return False
+    conn.close()
+    return True
 
 
 def _exchange(conn: socket.socket, request: dict[str, Any], on_event: EventSink | None) -> dict[str, Any]:

@@ -74,6 +74,11 @@ def socket_path(settings: Settings, ident: dict[str, Any]) -> Path | None:
     return folder / f"judge-{hashlib.sha256(key.encode()).hexdigest()[:16]}.sock"
 
 
+def ended_note(path: Path) -> Path:
+    """Where a warm judge that ended by itself (idle) says so, beside its socket, for the next run to tell."""
+    return path.with_suffix(".ended")
+
+
 def send(conn: socket.socket, message: dict[str, Any]) -> None:
     """One JSON object per line; ASCII on the wire (a file name's lone surrogates survive as escapes)."""
     conn.sendall(json.dumps(message, ensure_ascii=True).encode("ascii") + b"\n")

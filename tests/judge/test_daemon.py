@@ -138,6 +138,10 @@ def test_a_changed_problem_restarts_it_and_other_settings_get_their_own(place):
     while len(statuses(place)) == 2:  # the second one ends after 10 s idle
         assert time.monotonic() < deadline, "the warm judge did not end when idle"
         time.sleep(0.2)
+    # the next run with those settings starts it again, cold, and says why once (it had not been replaced)
+    again = practice(place, "900", "good.py", env={**other, "PRACTICE_LANG": "en"})
+    assert again.returncode == 0 and "ended by itself after 10 s idle" in again.stderr, again.stderr
+    assert "ended by itself" not in practice(place, "900", "good.py", env=other).stderr  # said once
 
 
 def test_no_daemon_and_daemon_status_and_stop(place):
