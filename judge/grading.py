@@ -25,7 +25,7 @@ from judge.runners import plan as tier_plans
 from judge.runners.base import WorkerRun
 from judge.settings import Settings
 from judge.stuck import find_stuck
-from judge.tracing import attach_traces
+from judge.tracing import Place, attach_traces
 from sandbox import JobFacts, JobSpec, ZygoteClient
 from sandbox.client import Job, ZygoteDied
 from sandbox.host import LAYERS
@@ -76,8 +76,9 @@ def grade_once(
     log.skipped_tiers = plan.skipped
     if log.trace_requests and plan.passes and (cancel is None or not cancel.is_set()):
         first = plan.passes[0]  # the CPU tier's pass where there is one: the traced probes run on CPU tensors
-        threads = settings.worker_threads
-        attach_traces(problem, source, log, runners(first.runner), checker_zygote, display_name, threads, first.env)
+        skip = tuple(skipped_layers(settings))
+        place = Place(runners(first.runner), checker_zygote, settings.worker_threads, dict(first.env), skip)
+        attach_traces(problem, source, log, display_name, place)
     if only_skipped_tiers(log):  # every case needs a runner this judge lacks: refuse, as for a missing package
         raise CannotJudgeHere(say("tiers.needs_gpu_runner", id=problem.id))
     limits = problem.meta.limits

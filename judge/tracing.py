@@ -13,6 +13,7 @@ import socket
 import threading
 import time
 from collections import OrderedDict
+from dataclasses import dataclass, field
 
 from judge.checker import events as checker_events
 from judge.checker.events import TraceRequest
@@ -32,16 +33,18 @@ _cached: OrderedDict[str, Trace] = OrderedDict()
 _lock = threading.Lock()
 
 
-def attach_traces(
-    problem: Problem,
-    source: str,
-    checked: CheckerLog,
-    runner: Runner,
-    checker_zygote: ZygoteClient,
-    display_name: str,
-    threads: int,
-    env: dict[str, str],
-) -> None:
+@dataclass(frozen=True)
+class Place:
+    """Where the trace workers and checkers run: the verdict's CPU pass's runner, with its environment."""
+
+    runner: Runner
+    checker_zygote: ZygoteClient
+    threads: int = 1
+    env: dict[str, str] = field(default_factory=dict)
+    skip_layers: tuple[str, ...] = ()
+
+
+def attach_traces(problem: Problem, source: str, checked: CheckerLog, display_name: str, place: Place) -> None:
     """Give each failing public case whose probe call the checker kept an op trace (CaseResult.op_trace).
 
     A trace that cannot be made (no reference, a worker that does not answer) is left out, said in the log."""
@@ -58,10 +61,10 @@ def attach_traces(
         reference = problem.reference_path.read_text(encoding="utf-8")
         keys = {case_id: _key(problem, reference, call) for case_id, call in calls.items()}
         theirs = {case_id: _cached[key] for case_id, key in keys.items() if key in _cached}
-        ours = _traces(problem, source, display_name, calls, runner, checker_zygote, threads, env)
+        ours = _traces(problem, source, display_name, calls, place)
         missing = {case_id: call for case_id, call in calls.items() if case_id in ours and case_id not in theirs}
         if missing:
-            fresh = _traces(problem, reference, REFERENCE_NAME, missing, runner, checker_zygote, threads, env)
+            fresh = _traces(problem, reference, REFERENCE_NAME, missing, place)
             theirs.update(fresh)
             with _lock:
                 for case_id, trace in fresh.items():
@@ -84,20 +87,13 @@ def _key(problem: Problem, reference: str, call: TraceRequest) -> str:
 
 
 def _traces(
-    problem: Problem,
-    source: str,
-    display_name: str,
-    calls: dict[str, TraceRequest],
-    runner: Runner,
-    checker_zygote: ZygoteClient,
-    threads: int,
-    env: dict[str, str],
+    problem: Problem, source: str, display_name: str, calls: dict[str, TraceRequest], place: Place
 ) -> dict[str, Trace]:
     """One worker on `source`, one checker sending it `calls` with trace (judge.checker.tracing)."""
     checker_end, worker_end = socket.socketpair()
     events_in, events_out = socket.socketpair()
     limits = problem.meta.limits
-    worker = runner.start(
+    worker = place.runner.start(
         WorkerLaunch(
             source=source,
             probes_path=problem.probes_path,
@@ -105,22 +101,23 @@ def _traces(
             wall_s=TRACE_WALL_S,
             memory_bytes=limits.memory_mib << 20,
             output_bytes=limits.output_kib << 10,
-            threads=threads,
-            env=dict(env),
+            threads=place.threads,
+            env=dict(place.env),
             hide=(str(problem.root.parent),),
+            skip_layers=place.skip_layers,
         ),
         worker_end.fileno(),
     )
     traces: dict[str, Trace] = {}
     try:
         worker_end.close()
-        checker = checker_zygote.run(
+        checker = place.checker_zygote.run(
             JobSpec(
                 target="judge.checker.tracing:main",
                 wall_s=TRACE_WALL_S + 5,
                 output_bytes=1 << 20,
-                threads=threads,
-                env=dict(env),
+                threads=place.threads,
+                env=dict(place.env),
                 payload={
                     "deadline": time.time() + TRACE_WALL_S,
                     "calls": [{"id": case_id, "probe": c.probe, "frame": c.frame} for case_id, c in calls.items()],
