@@ -473,14 +473,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "optrace.reference": ("参考解", "reference"),
     "optrace.yours": ("你的", "yours"),
     "optrace.differs": (
-        "第 {step} 步不同：参考解执行 {theirs}，你的执行 {yours}",
+        "第 {step} 步不同：参考解执行 {theirs}；你的执行 {yours}",
         "step {step} differs: the reference runs {theirs}; yours runs {yours}",
     ),
-    "optrace.differs_unwritten": (
-        "第 {step} 步不同：参考解执行 {theirs}（→ 后是它原地写入的输入）；你的执行 {yours}，不写任何输入",
-        "step {step} differs: the reference runs {theirs} (→ names the inputs it writes in place); yours runs "
-        "{yours}, which writes none of them",
-    ),
+    "optrace.writes": ("{call}（原地写入 {names}）", "{call}, which writes {names} in place"),
+    "optrace.writes_none": ("{call}（不写算子的任何输入）", "{call}, which writes none of the operator's inputs"),
     "optrace.stops": (
         "你的算子在第 {step} 步之前就结束了；参考解接着执行 {theirs}",
         "your operator stops before step {step}; the reference goes on with {theirs}",
@@ -488,6 +485,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "optrace.raised": (
         "你的算子在第 {step} 步之前抛出了 {raised}；参考解接着执行 {theirs}",
         "your operator raised {raised} before step {step}; the reference goes on with {theirs}",
+    ),
+    "optrace.not_entered": (
+        "调用还没进入你的算子就抛出了 {raised}（算子没有注册，或名字不对？）；参考解的第一步是 {theirs}",
+        "the call raised {raised} before reaching your operator (is it registered, under this name?); the "
+        "reference's first step is {theirs}",
     ),
     "optrace.extra": (
         "第 {step} 步起你的算子多执行了 {yours}，参考解此时已结束",

@@ -20,9 +20,18 @@ class TracedOp(BaseModel):
     args: list[str] = Field(default_factory=list, max_length=32, description="Inputs by name; `·` is made inside.")
     writes: list[str] = Field(default_factory=list, max_length=32, description="The operator's inputs it writes.")
 
+    def call(self) -> str:
+        return f"{self.op}({', '.join(self.args)})"
+
     def line(self) -> str:
-        text = f"{self.op}({', '.join(self.args)})"
-        return text + (f" → {', '.join(self.writes)}" if self.writes else "")
+        """The listing's row: the call, then → the operator's inputs it writes in place."""
+        return self.call() + (f" → {', '.join(self.writes)}" if self.writes else "")
+
+    def said(self, others_write: bool = False) -> Text:
+        """The call in a sentence, with what it writes in place (or, beside one that writes, that it writes none)."""
+        if self.writes:
+            return say("optrace.writes", call=self.call(), names=", ".join(self.writes))
+        return say("optrace.writes_none", call=self.call()) if others_write else Text.same(self.call())
 
     def key(self) -> tuple[str, tuple[str, ...], tuple[str, ...]]:
         return self.op, tuple(self.args), tuple(self.writes)
@@ -34,6 +43,7 @@ class Trace(BaseModel):
     ops: list[TracedOp] = Field(default_factory=list, max_length=64)
     dropped: int = Field(0, ge=0)
     raised: str | None = Field(None, max_length=100)
+    entered: bool = Field(True, description="The exercise's operator was called (False: the call raised before).")
 
 
 class OpTrace(BaseModel):
@@ -55,6 +65,9 @@ class OpTrace(BaseModel):
     def summary(self) -> Text:
         """One sentence: the reference's op at the first difference and the learner's."""
         i = self.first_difference
+        if not self.learner.entered and self.learner.raised:
+            first = self.reference.ops[0].said() if self.reference.ops else Text.same("…")
+            return say("optrace.not_entered", raised=self.learner.raised, theirs=first)
         if i is None:
             if self.learner.raised and not self.reference.raised:
                 return say("optrace.raised_after_same", raised=self.learner.raised)
@@ -62,15 +75,13 @@ class OpTrace(BaseModel):
         ours = self.learner.ops[i] if i < len(self.learner.ops) else None
         theirs = self.reference.ops[i] if i < len(self.reference.ops) else None
         if theirs is None and ours is not None:
-            return say("optrace.extra", step=i + 1, yours=ours.line())
+            return say("optrace.extra", step=i + 1, yours=ours.said())
         if ours is None and theirs is not None:
             if self.learner.raised:
-                return say("optrace.raised", step=i + 1, raised=self.learner.raised, theirs=theirs.line())
-            return say("optrace.stops", step=i + 1, theirs=theirs.line())
+                return say("optrace.raised", step=i + 1, raised=self.learner.raised, theirs=theirs.said())
+            return say("optrace.stops", step=i + 1, theirs=theirs.said())
         assert ours is not None and theirs is not None
-        if theirs.writes and not ours.writes:
-            return say("optrace.differs_unwritten", step=i + 1, theirs=theirs.line(), yours=ours.line())
-        return say("optrace.differs", step=i + 1, theirs=theirs.line(), yours=ours.line())
+        return say("optrace.differs", step=i + 1, theirs=theirs.said(), yours=ours.said(bool(theirs.writes)))
 
     def rows(self) -> list[tuple[int, str, str]]:
         """(step, reference, yours) around the first difference, at most MAX_SHOWN rows."""

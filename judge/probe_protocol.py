@@ -49,6 +49,7 @@ class Trace(TypedDict):
     ops: list[TracedOp]
     dropped: int  # ops past the cap, counted only
     raised: str | None  # the type of what the call raised
+    entered: bool  # the exercise's operator was called
 
 
 class TraceReply(TypedDict):

@@ -58,6 +58,7 @@ class OpRecorder(TorchDispatchMode):
         self.ops: list[dict[str, Any]] = []
         self.dropped = 0
         self.depth = 0
+        self.entered = False  # the exercise's operator was called
         self.names: dict[tuple[Any, ...], str] = {}  # a view (_view) -> the custom operator's argument name
         self.buffers: dict[int, str] = {}  # storage address -> the first argument name using that storage
 
@@ -117,6 +118,7 @@ class OpRecorder(TorchDispatchMode):
     def _enter(self, func: Any, args: tuple[Any, ...], kwargs: dict[str, Any], named: bool = True) -> Any:
         """Run the custom operator's kernel with this mode active again (the dispatcher pops a mode while it
         handles an op): redispatching to the backend's key, past the Python key that called this mode."""
+        self.entered = self.entered or named
         tensors = _tensors([*args, *kwargs.values()])
         backend = _BACKENDS.get(tensors[0].device.type) if tensors else None
         if backend is None:
@@ -148,4 +150,4 @@ def traced(call: Callable[[], Any]) -> dict[str, Any]:
             call()
     except Exception as exc:  # noqa: BLE001 - what the learner's code raised is part of its trace
         raised = type(exc).__name__
-    return {"ops": recorder.ops, "dropped": recorder.dropped, "raised": raised}
+    return {"ops": recorder.ops, "dropped": recorder.dropped, "raised": raised, "entered": recorder.entered}

@@ -23,7 +23,8 @@ def test_the_first_difference_is_named_with_both_ops():
     trace = OpTrace.compare("p", ops("aten::clone", "aten::add"), ops("aten::index_copy_", "aten::add", writes=["k"]))
     assert trace.first_difference == 0
     en = trace.summary().en
-    assert "aten::index_copy_(x) → k" in en and "aten::clone(x)" in en and "writes none" in en
+    assert "aten::index_copy_(x), which writes k in place" in en and "aten::clone(x), which writes none" in en
+    assert [r.reference for r in trace.public("en").rows][0] == "aten::index_copy_(x) → k"  # the listing's arrow
     assert trace.public("zh").summary == trace.summary().zh and trace.public("zh").columns == ["参考解", "你的"]
 
 
@@ -36,6 +37,8 @@ def test_same_ops_say_the_difference_is_elsewhere_and_a_shorter_trace_says_where
     assert "raised IndexError before step 2" in stopped.summary().en
     extra = OpTrace.compare("p", ops("aten::add", "aten::mul"), ops("aten::add"))
     assert "runs more" in extra.summary().en
+    never = OpTrace.compare("p", Trace(raised="AttributeError", entered=False), ops("aten::add"))
+    assert "raised AttributeError before reaching your operator" in never.summary().en
 
 
 def test_the_listing_is_capped_around_the_first_difference():
