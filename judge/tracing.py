@@ -60,7 +60,8 @@ def attach_traces(problem: Problem, source: str, checked: CheckerLog, display_na
     try:
         reference = problem.reference_path.read_text(encoding="utf-8")
         keys = {case_id: _key(problem, reference, call) for case_id, call in calls.items()}
-        theirs = {case_id: _cached[key] for case_id, key in keys.items() if key in _cached}
+        with _lock:  # judgements run in threads (the web's pool, batch's jobs): one reads while another evicts
+            theirs = {case_id: _cached[key] for case_id, key in keys.items() if key in _cached}
         ours = _traces(problem, source, display_name, calls, place)
         missing = {case_id: call for case_id, call in calls.items() if case_id in ours and case_id not in theirs}
         if missing:
