@@ -523,6 +523,10 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "feedback.points": ("分数：{points:g} / {max_points:g}", "Points: {points:g} / {max_points:g}"),
     "feedback.late": ("（迟交 {days} 天，已扣分）", " (late by {days} day(s), penalty applied)"),
     "feedback.unchanged": ("起始代码没有改动：得分为 0", "The starter was not changed: score 0"),
+    "feedback.no_operators": (
+        "你的文件没有定义本题的任何算子：得分为 0",
+        "Your file defines none of the exercise's operators: score 0",
+    ),
     # class-report.html (judge.batch.classreport): labels, filled by the template
     "classreport.title": ("班级报告：练习", "Class report: exercise"),
     "classreport.generated": ("生成于", "Generated"),

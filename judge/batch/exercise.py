@@ -35,10 +35,17 @@ class Exercise:
     def unchanged(self, source: str) -> bool:
         """The starter with nothing of substance changed (comments, docstrings, layout aside), or no operator
         of the exercise defined at all: the work was not done."""
+        return self.not_done(source) is not None
+
+    def not_done(self, source: str) -> str | None:
+        """Why the work was not done: "starter" (the starter, nothing of substance changed), "none" (none of the
+        exercise's operators defined: another file, or one that never got that far), or None."""
         if not self.starter.strip():
-            return False
+            return None
         normal = _normalised(source)
-        return (normal is not None and normal == _normalised(self.starter)) or not self.defines_operators(source)
+        if normal is not None and normal == _normalised(self.starter):
+            return "starter"
+        return None if self.defines_operators(source) else "none"
 
 
 def operators_of(starter: str) -> frozenset[str]:

@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from judge.batch.feedback import lms_comment
-from judge.batch.rows import ALL_COLUMNS, REJECTED, Row
+from judge.batch.rows import ALL_COLUMNS, NO_OPERATORS_NOTE, REJECTED, UNCHANGED_NOTE, Row
 from judge.batch.spreadsheet import csv_bytes, formula_like
 from judge.catalog import say
 from judge.i18n import Lang
@@ -159,7 +159,7 @@ def gradescope_results(row: Row, lang: Lang) -> dict[str, Any]:
         }
         for case, weight in zip(public.cases, weights)
     ]
-    notes = [n for n in row.notes if n == "starter not changed"]
+    notes = [n for n in row.notes if n in (UNCHANGED_NOTE, NO_OPERATORS_NOTE)]
     late = [say("gradescope.late", days=row.days_late).get(lang)] if row.late else []
     return {
         "score": row.points if row.max_points else public.passed,

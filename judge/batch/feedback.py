@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from judge.batch.rows import REJECTED, UNCHANGED_NOTE, Row
+from judge.batch.rows import NO_OPERATORS_NOTE, REJECTED, UNCHANGED_NOTE, Row
 from judge.catalog import say
 from judge.i18n import Lang
 from judge.models import Outcome, PublicReport
@@ -49,6 +49,8 @@ def feedback_markdown(row: Row, problem_id: str, lang: Lang) -> str:
         lines += [word("points", lang, points=row.points, max_points=row.max_points) + late, ""]
     if UNCHANGED_NOTE in row.notes:
         lines += [word("unchanged", lang), ""]
+    if NO_OPERATORS_NOTE in row.notes:
+        lines += [word("no_operators", lang), ""]
     if public.message:
         lines += [fenced(public.message), ""]
     lines += _cases(public, lang)
@@ -109,6 +111,8 @@ def lms_comment(row: Row, lang: Lang, limit: int = 1500) -> str:
     lines = [head]
     if UNCHANGED_NOTE in row.notes:
         lines.append(word("unchanged", lang))
+    if NO_OPERATORS_NOTE in row.notes:
+        lines.append(word("no_operators", lang))
     if public.message and public.verdict.value != "accepted":
         lines.append(plain(public.message.splitlines()[0]))
     for case in public.cases:

@@ -30,6 +30,7 @@ CSV_COLUMNS = [
 LMS_COLUMNS = ["name", "points", "max_points", "late", "attempts", "tiers"]
 ALL_COLUMNS = CSV_COLUMNS + LMS_COLUMNS
 UNCHANGED_NOTE = "starter not changed"
+NO_OPERATORS_NOTE = "none of the exercise's operators defined"
 
 
 class Row(BaseModel):

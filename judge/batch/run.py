@@ -10,7 +10,7 @@ from typing import Any
 from judge.batch.cache import ReportCache
 from judge.batch.exercise import Exercise
 from judge.batch.inputs import Entry
-from judge.batch.rows import UNCHANGED_NOTE, Row
+from judge.batch.rows import NO_OPERATORS_NOTE, UNCHANGED_NOTE, Row
 from judge.errors import BadSubmission
 from judge.i18n import Text
 from judge.models import Report, Verdict, internal_error
@@ -127,7 +127,9 @@ class BatchGrader:
         cached: bool = False,
         notes: list[str] | tuple[str, ...] = (),
     ) -> None:
-        unchanged = self.exercise.unchanged(source)
+        not_done = self.exercise.not_done(source)
+        unchanged = not_done is not None
+        said = [UNCHANGED_NOTE if not_done == "starter" else NO_OPERATORS_NOTE] if unchanged else []
         for entry in entries:
             same = [e.student for e in entries if e is not entry]
             extra = [f"identical to {', '.join(same)}: judged once"] if same else []
@@ -137,7 +139,7 @@ class BatchGrader:
                 sha,
                 report,
                 cached=cached,
-                notes=[*([UNCHANGED_NOTE] if unchanged else []), *entry.notes, *notes, *extra],
+                notes=[*said, *entry.notes, *notes, *extra],
                 **_about(entry),
             )
             if unchanged:  # the starter's operators as given (or none of them): the work was not done

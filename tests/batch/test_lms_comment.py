@@ -54,3 +54,18 @@ def test_moodle_and_canvas_carry_the_comment():
     canvas = Row(student="3001", verdict="rejected", layout="canvas", name="Zhang", reason=Text.same("binary file"))
     table = list(csv.reader(io.StringIO(canvas_comments_csv([canvas], "en").decode("utf-8-sig"), newline="")))
     assert table == [["ID", "Student", "Comment"], ["3001", "Zhang", "rejected: binary file"]]
+
+
+def test_a_file_with_none_of_the_operators_is_told_so_not_that_the_starter_is_unchanged():
+    from judge.batch.exercise import Exercise
+    from judge.batch.rows import NO_OPERATORS_NOTE
+
+    exercise = Exercise("101.py", "def add(a, b):\n    raise NotImplementedError\n", frozenset({"add"}))
+    assert exercise.not_done("import torch.nn.functionl\n") == "none"
+    assert exercise.not_done("def add(a, b):\n    '''doc'''\n    raise NotImplementedError\n") == "starter"
+    assert exercise.not_done("def add(a, b):\n    return a + b\n") is None
+    row = Row(
+        student="1005", verdict="compile_error", notes=[NO_OPERATORS_NOTE], report=_report([], Verdict.compile_error)
+    )
+    comment = lms_comment(row, "en")
+    assert "defines none of the exercise's operators" in comment and "starter was not changed" not in comment
