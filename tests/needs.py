@@ -34,3 +34,11 @@ def missing(reason: str) -> None:
 def need_chromium() -> None:
     if not Path(CHROMIUM).exists():
         missing("Debian's chromium is not installed (apt-get install -y chromium)")
+
+
+SOFFICE = "/usr/bin/soffice"  # LibreOffice (apt-get install -y libreoffice-calc-nogui)
+
+
+def need_soffice() -> None:
+    if not Path(SOFFICE).exists():
+        missing("LibreOffice is not installed (apt-get install -y --no-install-recommends libreoffice-calc-nogui)")

@@ -76,6 +76,38 @@ def test_every_csv_the_judge_writes_holds_no_formula():
     assert [row[0] for row in moodle[1:]] == ["Participant 1001", "Participant 1004"]
 
 
+def test_libreoffice_opens_every_csv_with_no_formula(tmp_path):
+    """The CSVs opened the way an instructor opens them: LibreOffice Calc (headless) imports each with its default
+    CSV options, which evaluate a cell that starts with "=", and saves it as xlsx; no cell of ours is a formula. The
+    same import of a raw "=1+1" makes one, so the check can fail."""
+    import subprocess
+
+    from tests.needs import SOFFICE, need_soffice
+
+    need_soffice()
+    rows = _rows()
+    files = {
+        "grades.csv": grades_csv(rows, "en"),
+        "canvas.csv": canvas_csv(rows, "Exercise 101 (42)"),
+        "moodle.csv": moodle_csv(rows, "en"),
+        "skipped.csv": skipped_csv([(f"{name}.py", "empty file") for name in NASTY]),
+        "control.csv": b"name,score\n=1+1,5\n",
+    }
+    for name, data in files.items():
+        (tmp_path / name).write_bytes(data)
+    subprocess.run(
+        [SOFFICE, "--headless", f"-env:UserInstallation=file://{tmp_path / 'profile'}", "--convert-to", "xlsx",
+         "--outdir", str(tmp_path / "xlsx"), *(str(tmp_path / name) for name in files)],
+        check=True, capture_output=True, timeout=180,
+    )  # fmt: skip
+    formulas = {}
+    for name in files:
+        book = openpyxl.load_workbook(tmp_path / "xlsx" / name.replace(".csv", ".xlsx"))
+        formulas[name] = [c.value for row in book.active.iter_rows() for c in row if c.data_type == "f"]
+    assert formulas.pop("control.csv") == ["=1+1"]  # LibreOffice does evaluate a raw formula
+    assert formulas == {name: [] for name in formulas}, formulas
+
+
 def _is_number(text: str) -> bool:
     try:
         float(text)
