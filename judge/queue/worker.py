@@ -116,7 +116,21 @@ class WorkerRuntime:
             self.outages.error("store", f"unreachable while judging {submission_id} ({type(exc).__name__})")
             if wait_until(self.store.ping, STORE_WAIT_S):
                 self.outages.recovered("store")
+                self._let_go(submission_id)
             raise Reject(f"the store was unreachable: {type(exc).__name__}", requeue=True) from exc
+
+    def _let_go(self, submission_id: str) -> None:
+        """The store came back: this worker's hold on the submission it could not finish goes back to queued, so the
+        task it puts back on the queue is judged by whichever worker takes it. Held, a redelivery that another
+        worker took waited for this (live) worker's hold to lapse, sent again every TTL_S: over a minute once."""
+        try:
+            submission = self.store.get(submission_id)
+            if submission is not None and submission.status == "running" and submission.worker == self.name:
+                self.store.requeue(submission_id, {"position": 1}, attempt=submission.attempts)
+        except Exception as exc:
+            if not store_unreachable(exc):
+                raise
+            self.outages.error("store", f"unreachable again while letting {submission_id} go")
 
     def _run(self, submission_id: str) -> None:
         cancel = threading.Event()
