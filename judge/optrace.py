@@ -7,18 +7,23 @@ Feedback only: nothing here changes a verdict or a score, and hidden cases never
 
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from typing import Annotated
+
+from pydantic import BaseModel, Field, StringConstraints
 
 from judge.catalog import say
 from judge.i18n import Lang, Text
 
 MAX_SHOWN = 12  # rows of the side-by-side listing around the first difference
+# A trace comes from the learner's process: every string in it is bounded here, whatever the worker sent (the worker
+# cuts an argument at 40 characters; a longer one, or more of them, fails validation and the case gets no trace).
+Short = Annotated[str, StringConstraints(max_length=100)]
 
 
 class TracedOp(BaseModel):
     op: str = Field(max_length=200, description="The aten op, as its schema names it: aten::index_copy_.")
-    args: list[str] = Field(default_factory=list, max_length=32, description="Inputs by name; `·` is made inside.")
-    writes: list[str] = Field(default_factory=list, max_length=32, description="The operator's inputs it writes.")
+    args: list[Short] = Field(default_factory=list, max_length=32, description="Inputs by name; `·` is made inside.")
+    writes: list[Short] = Field(default_factory=list, max_length=32, description="The operator's inputs it writes.")
 
     def call(self) -> str:
         return f"{self.op}({', '.join(self.args)})"

@@ -136,3 +136,13 @@ def test_the_trace_key_depends_on_the_call():
     a = tracing._key(problem, "ref", tracing.TraceRequest(probe="p", frame="AAAA"))
     b = tracing._key(problem, "ref", tracing.TraceRequest(probe="p", frame="AAAB"))
     assert a != b
+
+
+def test_a_trace_from_the_learners_process_is_bounded_before_it_is_believed():
+    from pydantic import ValidationError
+
+    long_arg = {"ops": [{"op": "aten::add", "args": ["x" * 10_000], "writes": []}], "dropped": 0}
+    many_ops = {"ops": [{"op": "aten::add"}] * 65}
+    for sent in (long_arg, many_ops, {"ops": [{"op": "a" * 201}]}, {"raised": "E" * 101}):
+        with pytest.raises(ValidationError):
+            Trace.model_validate(sent)
