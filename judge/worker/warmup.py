@@ -6,7 +6,7 @@ Those first calls fill torch's lazily built tables (dispatch caches, the fake-te
 singletons, Dynamo's and sympy's caches), which each fresh worker otherwise built in its first probe of the kind:
 about 0.2 s each for three cases of exercise 100. Nothing of the warm-up is left for learner code to reach: its
 operator lives in a private namespace no exercise uses, Dynamo is reset afterwards, and the warm-up keeps no
-reference to what it made.
+reference to what it made. Dynamo's guard-latency profiling, which only feeds a debug log, is turned off here too.
 """
 
 from __future__ import annotations
@@ -51,6 +51,15 @@ def _warm() -> None:
     reset()  # Dynamo keeps nothing of the warm-up's compile
 
 
+def _no_guard_latency_profile() -> None:
+    """Dynamo times each new guard set once (guards.profile_guard_manager) for a debug log the judge never reads.
+    To time it, it first flushes the CPU cache (torch's own comment calls that expensive): about 20 ms of a fresh
+    worker's first torch.compile (bench/overhead.py). Every forked worker inherits the stand-in from the zygote."""
+    guards = sys.modules.get("torch._dynamo.guards")
+    if guards is not None and hasattr(guards, "profile_guard_manager"):
+        guards.profile_guard_manager = lambda *args, **kwargs: 0.0  # the latency it would have logged
+
+
 def _no_threads_left() -> None:
     """A zygote forks workers: it must hold no thread but its own. A compile makes a progress bar, whose tqdm starts
     its monitor thread: stop it (a worker refuses threads anyway, and tqdm starts a new monitor where one is needed)."""
@@ -64,6 +73,7 @@ def _no_threads_left() -> None:
         thread.join(timeout=5)
 
 
+_no_guard_latency_profile()
 try:
     _warm()
 except Exception:  # noqa: BLE001 - a warm-up that fails costs speed, never a judgement
