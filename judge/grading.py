@@ -10,6 +10,7 @@ import socket
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 from judge.catalog import say
 from judge.checker import events as checker_events
@@ -44,16 +45,21 @@ def grade_once(
     on_event: EventSink | None,
     cancel: threading.Event | None = None,
     on_runner_fault: Callable[[str], None] | None = None,
+    shards: int = 1,
+    costs: dict[str, float] | None = None,
 ) -> Report:
     """runners(key) gives the warm runner named by the problem's tier plan (judge.runners.plan).
 
     cancel: set by a front end (the page's Cancel) to kill the pass's worker and checker at once.
-    on_runner_fault(key): a GPU runner failed for a reason of the host; discard that runner only."""
+    on_runner_fault(key): a GPU runner failed for a reason of the host; discard that runner only.
+    shards: pairs a Run on the local runner is split over, judging at once (judge.shards); costs: seconds per
+    case id from earlier judgements of the problem, which balance the split and are updated from this one."""
     emit = on_event or (lambda event: None)
     # A GPU runner that fails its canary is unavailable: its tier is still to be judged (judge.runners.hostfault).
     plan, _unavailable = hostfault.gate(tier_plans.plan(problem.meta, settings), runners)
     gpu = hostfault.GpuPasses(runners, on_runner_fault or (lambda key: None))
     relay = Relay(emit)
+    split = shards if mode == "run" and len(plan.passes) == 1 and plan.passes[0].runner == tier_plans.LOCAL else 1
 
     def one_pass(step: tier_plans.Pass) -> Callable[[], tuple[CheckerLog, JobFacts]]:
         """The pass, started when called: its runner is taken inside the GPU passes' fault handling."""
@@ -71,8 +77,20 @@ def grade_once(
             cancel,
         )
 
-    results = [gpu.run(step, one_pass(step)) for step in plan.passes if cancel is None or not cancel.is_set()]
+    if split > 1:
+        step = plan.passes[0]
+        results = _split_pass(
+            split,
+            lambda shard: _one_pass(
+                problem, source, mode, runners(step.runner), checker_zygote, display_name, settings, step,
+                plan.skipped, relay, cancel, shard, costs or {},
+            ),
+        )  # fmt: skip
+    else:
+        results = [gpu.run(step, one_pass(step)) for step in plan.passes if cancel is None or not cancel.is_set()]
     log, worker_facts = merge(results)
+    if costs is not None:
+        costs.update((case_id, case.duration_s) for case_id, case in log.finished.items() if not case.hidden)
     log.skipped_tiers = plan.skipped
     if log.trace_requests and plan.passes and (cancel is None or not cancel.is_set()):
         first = plan.passes[0]  # the CPU tier's pass where there is one: the traced probes run on CPU tensors
@@ -108,6 +126,8 @@ def _one_pass(
     skipped: tuple[str, ...],
     relay: Relay,
     cancel: threading.Event | None = None,
+    shard: tuple[int, int] = (0, 1),
+    costs: dict[str, float] | None = None,
 ) -> tuple[CheckerLog, JobFacts]:
     limits = problem.meta.limits
     deadline = time.time() + limits.wall_s
@@ -146,6 +166,8 @@ def _one_pass(
                     run_tiers=tuple(step.run_tiers),
                     skip_tiers=tuple(skipped),
                     source=source,
+                    shard=shard,
+                    costs=dict(costs or {}),
                 ).to_wire(),
             ),
             [checker_end.fileno(), events_out.fileno()],
@@ -168,6 +190,21 @@ def _one_pass(
         log.fault = "checker ended without finishing"
     log.checker_output = checker_facts.output_tail if checker_facts is not None else ""
     return log, worker_facts
+
+
+def _split_pass(
+    shards: int, run: Callable[[tuple[int, int]], tuple[CheckerLog, JobFacts]]
+) -> list[tuple[CheckerLog, JobFacts]]:
+    """run((k, shards)) for every shard at once, each on a thread of its own (each waits on its own processes);
+    the results in shard order. A shard that raised raises here once every shard has ended."""
+    with ThreadPoolExecutor(shards, thread_name_prefix="judge-shard") as pool:
+        futures = [pool.submit(run, (k, shards)) for k in range(shards)]
+        results = [future.result() for future in futures]
+    printed = [k for k, (_log, facts) in enumerate(results) if facts.output_tail]
+    if len(printed) > 1:  # each worker imported the file (its prints twice): say whose output is whose
+        for k in printed:
+            results[k][1].output_tail = f"── {k + 1}/{shards} ──\n" + results[k][1].output_tail
+    return results
 
 
 def skipped_layers(settings: Settings) -> list[str]:
@@ -257,6 +294,8 @@ class Relay:
 
     def __init__(self, emit: EventSink):
         self.emit, self.total, self.done, self.hidden_no = emit, 0, 0, 0
+        self.lock = threading.Lock()  # the shards of a split Run are read on threads of their own, at once
+        self.told_among = False  # a split Run's count of cases has been told (every shard's checker sends it)
         self.told_hidden = False  # hidden cases are announced once, as a phase: no per-case timing leaves
         # Every event about a hidden case is held until the hidden pass ends, then released together: when
         # each one finished would tell a client how long the submission took on that hidden input.
@@ -267,7 +306,8 @@ class Relay:
         try:
             self._read(sock, log)
         finally:
-            self._release()  # the pass is over (or its checker is gone): the hidden cases' events go out now
+            with self.lock:
+                self._release()  # the pass is over (or its checker is gone): the hidden cases' events go out now
         return log
 
     def _release(self) -> None:
@@ -277,24 +317,33 @@ class Relay:
 
     def _read(self, sock: socket.socket, log: CheckerLog) -> None:
         for event in checker_events.read_events(sock):
-            match event:
-                case checker_events.Collected():
-                    log.collected = event.cases
+            with self.lock:
+                self._handle(event, log)
+
+    def _handle(self, event: checker_events.CheckerEvent, log: CheckerLog) -> None:
+        match event:
+            case checker_events.Collected():
+                log.collected = event.cases
+                if not event.among:
                     self.total += len(log.collected)
                     self.emit(Collected(total=self.total))
-                case checker_events.ImportFailed():
-                    log.import_error, log.import_message = event.error, event.message
-                case checker_events.CollectError():
-                    log.collect_errors.append(event.detail)
-                case checker_events.CaseStarted():
-                    log.started.append(event.id)
-                    self._started(event)
-                case checker_events.CaseEnded():
-                    self._finished(log, event)
-                case checker_events.Flagged():
-                    log.flags.update(event.flags)  # for instructors only: nothing of it reaches the learner
-                case checker_events.Finished():
-                    log.exit_code = event.exit_code
+                elif not self.told_among:  # the first shard to collect tells the whole Run's count, once
+                    self.told_among = True
+                    self.total += event.among
+                    self.emit(Collected(total=self.total))
+            case checker_events.ImportFailed():
+                log.import_error, log.import_message = event.error, event.message
+            case checker_events.CollectError():
+                log.collect_errors.append(event.detail)
+            case checker_events.CaseStarted():
+                log.started.append(event.id)
+                self._started(event)
+            case checker_events.CaseEnded():
+                self._finished(log, event)
+            case checker_events.Flagged():
+                log.flags.update(event.flags)  # for instructors only: nothing of it reaches the learner
+            case checker_events.Finished():
+                log.exit_code = event.exit_code
 
     def _started(self, event: checker_events.CaseStarted) -> None:
         if not event.hidden:

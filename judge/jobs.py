@@ -9,7 +9,7 @@ runner rewrites a payload.
 from __future__ import annotations
 
 import os
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 SOLUTION_FILE = "solution.py"  # the learner's file, as a runner writes it for the worker
@@ -50,6 +50,8 @@ class CheckerPayload:
     run_tiers: tuple[str, ...]
     skip_tiers: tuple[str, ...] = ()
     source: str = ""  # the learner's file, read with ast by judge.declarations (the checker never imports it)
+    shard: tuple[int, ...] = (0, 1)  # (this pass's shard, shards): a Run split over pairs (judge.shards)
+    costs: dict[str, float] = field(default_factory=dict)  # case id -> seconds, from an earlier judgement
 
     def to_wire(self) -> dict[str, Any]:
         return {**asdict(self), **{name: list(getattr(self, name)) for name in TUPLES}}
@@ -59,4 +61,4 @@ class CheckerPayload:
         return cls(**{**data, **{name: tuple(data[name]) for name in TUPLES if name in data}})
 
 
-TUPLES = ("test_files", "run_tiers", "skip_tiers")
+TUPLES = ("test_files", "run_tiers", "skip_tiers", "shard")

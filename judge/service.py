@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from typing import get_args
@@ -37,6 +38,8 @@ class Judge:
         self._lock = threading.Lock()
         self._runners: dict[str, Runner] = {}  # by key of judge.runners.plan; local ones wrap the worker zygote
         self._runner_lock = threading.Lock()
+        self._in_flight = 0  # judgements running now: a Run is split over pairs only when it is alone
+        self._costs: dict[str, dict[str, float]] = {}  # problem id -> case id -> seconds, from the last Run
 
     def problems(self) -> list[Problem]:
         return self.problem_set.all()
@@ -68,7 +71,14 @@ class Judge:
         if failure is not None:
             report = not_compiled(problem.id, mode, failure, on_event)
         else:
-            report = self._grade_in_sandbox(problem, source, mode, on_event, display, cancel)
+            with self._lock:
+                self._in_flight += 1
+                alone = self._in_flight == 1
+            try:
+                report = self._grade_in_sandbox(problem, source, mode, on_event, display, cancel, alone)
+            finally:
+                with self._lock:
+                    self._in_flight -= 1
         report.duration_s = round(time.monotonic() - started, 3)
         report.versions = self.versions()
         report.problem_digest = problem.digest
@@ -84,7 +94,10 @@ class Judge:
         on_event: EventSink | None,
         display: str,
         cancel: threading.Event | None = None,
+        alone: bool = False,
     ) -> Report:
+        # A Run alone on this judge uses the idle cores: its tests split over pairs that judge at once.
+        shards = min(self.settings.run_workers, os.cpu_count() or 1) if alone and mode == "run" else 1
         try:
             checker_zygote = self._warm()
             return grade_once(
@@ -98,6 +111,8 @@ class Judge:
                 on_event,
                 cancel,
                 on_runner_fault=self._discard_runner,  # a GPU runner's fault: that runner only
+                shards=shards,
+                costs=self._costs.setdefault(problem.id, {}),
             )
         except JudgeError:
             raise

@@ -18,6 +18,12 @@ class Settings(BaseSettings):
     solutions_dir: Path = Field(REPO_ROOT / "practice" / "solutions", description="Learners' own files.")
     max_source_bytes: int = Field(1024 * 1024, description="Hard cap on any submitted file, before per-problem limits.")
     worker_threads: int = Field(1, ge=1, description="torch threads inside each worker.")
+    run_workers: int = Field(
+        2,
+        ge=1,
+        description="Worker/checker pairs a Run's tests are split over, judging at once, while this judge has no "
+        "other judgement in flight (at most one per CPU core; 1: never split). Submit never splits.",
+    )
     zygotes: bool = Field(True, description="Fork checkers and workers from warm parents (False: spawn fresh).")
     lang: Lang = Field("zh", description="Language of everything a learner reads: 'zh' (the handbook's) or 'en'.")
     isolation: Literal["auto", "none"] = Field(

@@ -33,6 +33,7 @@ class CollectedCase(BaseModel):
 class Collected(BaseModel):
     type: Literal["collected"] = "collected"
     cases: list[CollectedCase]
+    among: int = Field(0, description="Cases of the pass across all its shards, when a Run is split (judge.shards).")
 
 
 class ImportProblem(BaseModel):

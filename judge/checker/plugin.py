@@ -68,8 +68,16 @@ def marker_weight(item: pytest.Item) -> float:
 
 
 class JudgePlugin:
-    def __init__(self, remote: Remote, events: EventWriter, meta: ProblemMeta, display_name: str):
+    def __init__(
+        self,
+        remote: Remote,
+        events: EventWriter,
+        meta: ProblemMeta,
+        display_name: str,
+        among: Callable[[], int] = lambda: 0,
+    ):
         self._remote, self.events, self.meta, self.display_name = remote, events, meta, display_name
+        self.among = among  # the pass's cases across its shards, once collected (0: the pass is not split)
         self.cases: dict[str, CaseState] = {}
         self.import_lost = False
         self.current: CaseState | None = None  # the case running now
@@ -126,7 +134,8 @@ class JudgePlugin:
                         weight=marker_weight(item),
                     )
                     for item in session.items
-                ]
+                ],
+                among=self.among(),
             )
         )
         hello = self._remote.handshake()

@@ -27,7 +27,8 @@ def main(fds: list[int], payload: dict[str, Any]) -> None:
     events = EventWriter(socket.socket(fileno=fds[1]))
     remote = Remote(channel, deadline=job.deadline)
     meta = ProblemMeta.model_validate(job.meta)
-    plugin = JudgePlugin(remote, events, meta, job.display_name)
+    tiers = TierPlugin(job.run_tiers, job.skip_tiers, job.shard, job.costs)
+    plugin = JudgePlugin(remote, events, meta, job.display_name, among=lambda: tiers.among if job.shard[1] > 1 else 0)
     declared = DeclarationsPlugin(job.source, events)
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # third-party plugins must not shape a verdict
     args = [
@@ -41,7 +42,6 @@ def main(fds: list[int], payload: dict[str, Any]) -> None:
         "-W",
         "ignore::DeprecationWarning",
     ]
-    tiers = TierPlugin(job.run_tiers, job.skip_tiers)
     code = pytest.main(args, plugins=[plugin, tiers, declared])
     channel.close()  # tells the worker to exit
     events.send(Finished(exit_code=int(code)))

@@ -6,10 +6,11 @@ are reported `skipped` with the reason below, and the verdict covers the cases t
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 import pytest
 
+from judge.shards import partition
 from judge.tiers import CPU, GPU, NEEDS_GPU, RAN, SKIPPED, TIERS  # noqa: F401 - re-exported for the checker
 
 
@@ -18,10 +19,19 @@ def tier_of(item: pytest.Item) -> str:
 
 
 class TierPlugin:
-    """In the checker: keep the cases of the tiers this pass runs, mark those of tiers without a runner skipped."""
+    """In the checker: keep the cases of the tiers this pass runs (of its shard, when a Run is split over
+    pairs), mark those of tiers without a runner skipped."""
 
-    def __init__(self, run: Iterable[str], skip: Iterable[str]):
+    def __init__(
+        self,
+        run: Iterable[str],
+        skip: Iterable[str],
+        shard: tuple[int, ...] = (0, 1),
+        costs: Mapping[str, float] | None = None,
+    ):
         self.run, self.skip = set(run), set(skip)
+        self.shard, self.costs = tuple(shard), dict(costs or {})
+        self.among = 0  # cases of this pass across every shard (what the learner is told is running)
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         kept, dropped = [], []
@@ -33,6 +43,12 @@ class TierPlugin:
                 kept.append(item)
             else:
                 dropped.append(item)  # another pass (on another runner) runs these
+        self.among = len(kept)
+        mine, shards = self.shard
+        if shards > 1:  # a Run split over pairs judging at once: this checker keeps its own shard (judge.shards)
+            positions = partition([item.nodeid for item in kept], self.costs, shards)[mine]
+            dropped += kept[: positions.start] + kept[positions.stop :]
+            kept = kept[positions.start : positions.stop]
         if dropped:
             config.hook.pytest_deselected(items=dropped)
             items[:] = kept

@@ -36,7 +36,8 @@ class LiveMarks:
         self.console, self.lang, self.limit_s = console, lang, limit_s
         self.open_line = False
         self.live: Live | None = None
-        self.marks, self.running, self.started, self.total = Text(), "", 0.0, 0
+        self.marks, self.started, self.total = Text(), 0.0, 0
+        self.running: list[str] = []  # started, not finished: two at once when a Run is split over two pairs
 
     def _line(self) -> Text:
         line = Text(say("cli.running", total=self.total).get(self.lang)) + self.marks
@@ -44,13 +45,13 @@ class LiveMarks:
         clock = f"{elapsed:.1f} s" + (f" / {self.limit_s:.0f} s" if self.limit_s else "")
         line.append(f"  {clock}", style="dim")
         if self.running:
-            line.append(f"  {self.running}", style="dim")
+            line.append("  " + " · ".join(self.running), style="dim")
         return line
 
     def close(self) -> None:
         """End the live line (the judgement is over, or was cut short): it stays, without the running test."""
         if self.live is not None:
-            self.running = ""
+            self.running = []
             self.live.update(self._line(), refresh=True)
             self.live.stop()
             self.live = None
@@ -77,11 +78,13 @@ class LiveMarks:
         elif self.live is None:
             return
         elif event.type == "case_started":
-            self.running = say("cli.running_hidden").get(self.lang) if event.hidden else plain(event.name)
+            self.running = (
+                [say("cli.running_hidden").get(self.lang)] if event.hidden else [*self.running, plain(event.name)]
+            )
         elif event.type == "case_finished":
             mark, style = MARKS[event.outcome.value]
             self.marks.append(mark, style=style)
-            self.running = ""
+            self.running = [name for name in self.running if name != plain(event.name)] if not event.hidden else []
         elif event.type == "done":
             self.close()
 

@@ -92,6 +92,14 @@ def test_on_a_terminal_the_progress_line_shows_the_clock_against_the_limit_and_t
     marks(CaseFinished(index=2, total=3, name="hidden 1", outcome=Outcome.failed, hidden=True))
     marks(Done(verdict=Verdict.wrong_answer))
     assert marks.live is None and "✓✗" in marks._line().plain and "running" not in marks._line().plain[10:]
+    split = LiveMarks(console, "en", limit_s=30)  # a Run split over two pairs: two tests run at once
+    split(Collected(total=4))
+    split(CaseStarted(name="test_a"))
+    split(CaseStarted(name="test_c"))
+    assert split._line().plain.endswith("test_a · test_c")
+    split(CaseFinished(index=1, total=4, name="test_c", hidden=False, outcome=Outcome.passed))
+    assert split._line().plain.endswith("test_a")
+    split.close()
     piped = Console(file=io.StringIO(), force_terminal=False, color_system=None)
     plain_marks = LiveMarks(piped, "en", limit_s=30)  # a pipe or a file gets marks only, as before
     plain_marks(Collected(total=1))

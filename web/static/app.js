@@ -9,7 +9,7 @@ const LAYOUT_KEY = "practice-layout";
 const $ = (id) => document.getElementById(id);
 const state = {
   lang: "zh", problem: null, problems: null, editor: null, current: null, source: null,
-  shown: null, lastStarted: null, clock: null, busy: false,
+  shown: null, lastStarted: null, running: [], clock: null, busy: false,
 };
 
 function cookie(name) {
@@ -353,10 +353,16 @@ function runningLine(text) {
   $("running-case").hidden = !text;
 }
 
+function showRunning() {
+  const names = state.running.flatMap((name, i) => (i ? [" · ", el("code", { text: name })] : [el("code", { text: name })]));
+  runningLine(el("span", {}, t("runningCase"), ...names));
+}
+
 function follow(id) {
   if (state.source) state.source.close();
   clearResults();
   state.lastStarted = null;
+  state.running = [];  // public cases started and not yet finished: two at once when a Run is split over two pairs
   setBusy(true);
   const source = new EventSource(`/api/submissions/${id}/events?lang=${state.lang}`);
   state.source = source;
@@ -375,10 +381,17 @@ function follow(id) {
       runningLine(t("runningHidden"));
     } else {
       state.lastStarted = started.name;
-      runningLine(el("span", {}, t("runningCase"), el("code", { text: started.name })));
+      state.running.push(started.name);
+      showRunning();
     }
   });
-  source.addEventListener("case", (e) => { const c = JSON.parse(e.data); if (!c.hidden) addCase(c); });
+  source.addEventListener("case", (e) => {
+    const c = JSON.parse(e.data);
+    if (c.hidden) return;
+    addCase(c);
+    state.running = state.running.filter((name) => name !== c.name);
+    if (state.running.length) showRunning();  // none left: the line keeps the last name until the next starts
+  });
   const end = (render) => (e) => {
     source.close();
     if (!mine()) return;
