@@ -205,3 +205,30 @@ def test_frame_policy_denies_torch_helpers_by_default():
         "fx_wrap": "refused",
     }, out.stdout + out.stderr[-2000:]
     assert seen["format_stack"] == seen["print_exc"] == seen["logging"] == "ok", out.stdout
+
+
+class PlantedKey:
+    """A key with a watched name's hash whose __eq__ is learner code: a lookup that met it would run it."""
+
+    calls = 0
+
+    def __hash__(self):
+        return hash("helper")
+
+    def __eq__(self, other):
+        PlantedKey.calls += 1
+        return False
+
+
+LOUD_STR = type("LoudStr", (str,), {"__eq__": lambda self, other: False, "__hash__": str.__hash__})
+
+
+@pytest.mark.parametrize("key", [PlantedKey(), LOUD_STR("x")], ids=["planted", "str-subclass"])
+def test_a_planted_key_is_a_change_and_never_compared(module, key):
+    snapshot = integrity.take()
+    helper = module.__dict__.pop("helper")
+    module.__dict__[key] = 0  # where the watched key was first in its probe sequence
+    module.helper = helper  # the watched binding itself is as it was
+    PlantedKey.calls = 0  # (the line above met it)
+    assert integrity.first_change(snapshot) == "judge._integrity_fixture (a key that is not a string)"
+    assert PlantedKey.calls == 0
