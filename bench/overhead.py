@@ -12,7 +12,7 @@
 The breakdown of the judge's time: sandbox setup (worker start), learner import (measured here), per case the
 probe time here against the case's time in the judge, pytest's own time, and what is left (checker start,
 collection, arming the guard, the channel, the decision), on one pair. Aim: judge <= 2.5 x direct (issue 28).
-Prints numbers and ratios, asserts nothing. Run from anywhere: python bench/overhead.py [--runs 5]
+Prints numbers and ratios, asserts nothing. Run from anywhere: python bench/overhead.py [--runs 9]
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def warm_runs(judge: Judge, source: bytes, runs: int) -> tuple[float, Any]:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--runs", type=int, default=9)
     args = parser.parse_args()
     judge = Judge()
     problem = judge.problem(PROBLEM)
