@@ -51,5 +51,6 @@ def test_a_cancelled_judgement_is_killed_before_its_time_limit(fixture_judge):
             cancel.set()  # the learner presses Cancel while the looping case runs
 
     report = fixture_judge.grade("900", LOOPS, "run", on_event=on_event, cancel=cancel)
-    assert names and names[0] == "test_add[small]"
+    # a Run alone on the judge is split over two pairs (judge/shards.py): either looping case may start first
+    assert names and set(names) <= {"test_add[small]", "test_add[big]"}
     assert not report.run.timed_out  # killed by the cancel, not by the 6 s limit
