@@ -61,8 +61,8 @@ def grade_once(
     relay = Relay(emit)
     split = shards if mode == "run" and len(plan.passes) == 1 and plan.passes[0].runner == tier_plans.LOCAL else 1
 
-    def one_pass(step: tier_plans.Pass) -> Callable[[], tuple[CheckerLog, JobFacts]]:
-        """The pass, started when called: its runner is taken inside the GPU passes' fault handling."""
+    def one_pass(step: tier_plans.Pass, shard: tuple[int, int] = (0, 1)) -> Callable[[], tuple[CheckerLog, JobFacts]]:
+        """The pass (or its shard), started when called: its runner is taken inside the GPU passes' fault handling."""
         return lambda: _one_pass(
             problem,
             source,
@@ -75,20 +75,17 @@ def grade_once(
             plan.skipped,
             relay,
             cancel,
+            shard,
+            costs,
         )
 
     if split > 1:
-        step = plan.passes[0]
-        results = _split_pass(
-            split,
-            lambda shard: _one_pass(
-                problem, source, mode, runners(step.runner), checker_zygote, display_name, settings, step,
-                plan.skipped, relay, cancel, shard, costs or {},
-            ),
-        )  # fmt: skip
+        results = _split_pass(split, lambda shard: one_pass(plan.passes[0], shard)())
     else:
         results = [gpu.run(step, one_pass(step)) for step in plan.passes if cancel is None or not cancel.is_set()]
     log, worker_facts = merge(results)
+    if split > 1 and len(log.collected) != relay.total:  # every shard's cases, each once, or no verdict from them
+        log.fault = "; ".join(filter(None, (log.fault, f"shards collected {len(log.collected)} of {relay.total}")))
     if costs is not None:
         costs.update((case_id, case.duration_s) for case_id, case in log.finished.items() if not case.hidden)
     log.skipped_tiers = plan.skipped

@@ -32,7 +32,7 @@ def main(fds: list[int], payload: dict[str, Any]) -> None:
     remote = Remote(channel, deadline=job.deadline)
     meta = ProblemMeta.model_validate(job.meta)
     tiers = TierPlugin(job.run_tiers, job.skip_tiers, job.shard, job.costs)
-    plugin = JudgePlugin(remote, events, meta, job.display_name, among=lambda: tiers.among if job.shard[1] > 1 else 0)
+    plugin = JudgePlugin(remote, events, meta, job.display_name, among=lambda: tiers.among)
     declared = DeclarationsPlugin(job.source, events)
     os.environ["PYTEST_DISABLE_PLUGIN_AUTOLOAD"] = "1"  # third-party plugins must not shape a verdict
     args = [

@@ -31,7 +31,7 @@ class TierPlugin:
     ):
         self.run, self.skip = set(run), set(skip)
         self.shard, self.costs = tuple(shard), dict(costs or {})
-        self.among = 0  # cases of this pass across every shard (what the learner is told is running)
+        self.among = 0  # cases of this pass across every shard, when it is split (what the learner is told)
 
     def pytest_collection_modifyitems(self, config: pytest.Config, items: list[pytest.Item]) -> None:
         kept, dropped = [], []
@@ -43,9 +43,9 @@ class TierPlugin:
                 kept.append(item)
             else:
                 dropped.append(item)  # another pass (on another runner) runs these
-        self.among = len(kept)
         mine, shards = self.shard
         if shards > 1:  # a Run split over pairs judging at once: this checker keeps its own shard (judge.shards)
+            self.among = len(kept)
             positions = partition([item.nodeid for item in kept], self.costs, shards)[mine]
             dropped += kept[: positions.start] + kept[positions.stop :]
             kept = kept[positions.start : positions.stop]
