@@ -27,7 +27,7 @@ sys.path.insert(0, str(REPO))
 
 from judge import Judge
 from judge.batch.grade import grade_class
-from judge.problems import EXPECT
+from judge.problem.folders import EXPECT
 from judge.settings import Settings
 
 BROKEN = {

@@ -6,7 +6,7 @@
                pytest's own time is this minus the time spent inside the probes and the checks
   judge        a warm Judge.grade(reference, mode="run"), median of N: worker and checker started from
                warm zygotes, the learner's file imported behind the guard, each probe over the channel; with
-               this machine's cores, the Run's tests split over that many worker/checker pairs (judge.shards)
+               this machine's cores, the Run's tests split over that many worker/checker pairs (judge.checker.shards)
   one pair     the same with PRACTICE_RUN_WORKERS=1: every test in one worker and one checker
 
 The breakdown of the judge's time: sandbox setup (worker start), learner import (measured here), per case the
@@ -36,7 +36,7 @@ import pytest
 
 from judge import Judge
 from judge.checker.errors import LearnerError
-from judge.models import Verdict
+from judge.report.models import Verdict
 from judge.settings import Settings
 
 PROBLEM = "100"

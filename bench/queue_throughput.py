@@ -33,10 +33,10 @@ import redis
 from deadline_sim import print_table
 
 from judge import Judge
-from judge.models import Report
 from judge.queue.dispatcher import CeleryDispatcher
 from judge.queue.names import WORKER
 from judge.queue.store import SqlStore, Submission, now
+from judge.report.models import Report
 from judge.settings import Settings
 from tests.scale.processes import judge_cli, worker
 from tests.scale.servers import postgres_server, redis_server

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from judge.models import Report, Verdict
+    from judge.report.models import Report, Verdict
     from judge.service import Judge
 
 __all__ = ["Judge", "Report", "Verdict"]
@@ -19,7 +19,7 @@ def __getattr__(name: str) -> Any:
 
         return Judge
     if name in ("Report", "Verdict"):
-        from judge import models  # noqa: PLC0415
+        from judge.report import models  # noqa: PLC0415
 
         return getattr(models, name)
     raise AttributeError(f"module 'judge' has no attribute {name!r}")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from judge.i18n import Text
+from judge.report.i18n import Text
 
 
 class JudgeError(Exception):

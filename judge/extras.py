@@ -10,8 +10,8 @@ from __future__ import annotations
 import importlib.util
 import sys
 
-from judge.catalog import say
 from judge.errors import JudgeError
+from judge.report.catalog import say
 
 EXTRAS = {
     "scale": ("celery", "kombu", "redis", "psycopg", "prometheus_client"),

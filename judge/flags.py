@@ -6,8 +6,8 @@ import ast
 import re
 from collections.abc import Iterator
 
-from judge import declarations
-from judge.models import Report
+from judge.problem import declarations
+from judge.report.models import Report
 
 # flag -> names whose mere mention (import, attribute, name, or a string such as getattr(sys, "_getframe"))
 # means the code reaches for the judge's or the interpreter's internals, even in code that never runs.

@@ -7,14 +7,14 @@ import threading
 import time
 from typing import get_args
 
-from judge.catalog import say
 from judge.errors import JudgeError
-from judge.events import EventSink
 from judge.flags import report_flags
-from judge.grading import grade_once
-from judge.models import Mode, Report, internal_error
-from judge.precheck import compile_failure, not_compiled
-from judge.problems import Problem, ProblemSet, require_needs
+from judge.grading.passes import grade_once
+from judge.grading.precheck import compile_failure, not_compiled
+from judge.problem.folders import Problem, ProblemSet, require_needs
+from judge.report.catalog import say
+from judge.report.events import EventSink
+from judge.report.models import Mode, Report, internal_error
 from judge.runners import Runner, canary
 from judge.runners import plan as tier_plans
 from judge.runners.base import WORKER_PRELOAD

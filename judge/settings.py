@@ -6,7 +6,7 @@ from typing import Literal
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
-from judge.i18n import Lang
+from judge.report.i18n import Lang
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

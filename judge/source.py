@@ -6,9 +6,9 @@ import io
 import re
 import tokenize
 
-from judge.catalog import say
 from judge.errors import BadSubmission
-from judge.i18n import Text
+from judge.report.catalog import say
+from judge.report.i18n import Text
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)", re.M)

@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING, Any, cast
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 
-from judge.catalog import say
-from judge.i18n import LANGS, Lang, pick_lang
-from judge.problems import Problem, chapter_of, missing_needs, require_needs
+from judge.problem.folders import Problem, chapter_of, missing_needs, require_needs
+from judge.report.catalog import say
+from judge.report.i18n import LANGS, Lang, pick_lang
 from web.markdown import render
 from web.pages import highlighted
 from web.projection import history_entry, submission_out

@@ -15,13 +15,13 @@ from fastapi.responses import JSONResponse
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 
-from judge.catalog import say
 from judge.errors import JudgeError
 from judge.extras import require
-from judge.i18n import Lang
 from judge.queue.outage import REDIS_ERRORS, OutageLog, store_unreachable
 from judge.queue.store import SqlStore, Store
-from judge.textsafe import valid
+from judge.report.catalog import say
+from judge.report.i18n import Lang
+from judge.report.textsafe import valid
 from web import api, ops, pages, stream
 from web.broadcast import Broadcast
 from web.config import WebSettings

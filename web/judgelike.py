@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 from typing import Protocol
 
-from judge.events import EventSink
-from judge.models import Mode, Report
-from judge.problems import Problem
+from judge.problem.folders import Problem
+from judge.report.events import EventSink
+from judge.report.models import Mode, Report
 from judge.settings import Settings
 
 

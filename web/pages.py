@@ -14,9 +14,9 @@ from pygments import highlight
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
-from judge.catalog import MESSAGES
 from judge.errors import UnknownProblem
-from judge.i18n import LANGS, Lang, pick_lang
+from judge.report.catalog import MESSAGES
+from judge.report.i18n import LANGS, Lang, pick_lang
 from web.markdown import pygments_css
 
 HERE = Path(__file__).resolve().parent

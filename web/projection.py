@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from judge.i18n import Lang
-from judge.models import Report
 from judge.queue.store import StoredEvent, Submission
+from judge.report.i18n import Lang
+from judge.report.models import Report
 from web.schemas import HistoryEntry, SubmissionOut
 
 

@@ -6,9 +6,9 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judge.i18n import Lang
-from judge.models import Limits, Mode, PublicReport, Titles
 from judge.queue.store import QueueStatus
+from judge.report.i18n import Lang
+from judge.report.models import Limits, Mode, PublicReport, Titles
 
 
 class ProblemSummary(BaseModel):

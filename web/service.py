@@ -7,13 +7,13 @@ import threading
 import time
 from typing import Any
 
-from judge.catalog import say
 from judge.errors import JudgeError
-from judge.models import Mode
-from judge.problems import Problem
+from judge.problem.folders import Problem
 from judge.queue.judging import judge_submission
 from judge.queue.store import Limits, SqlStore, Store, Submission, now
 from judge.queue.tally import LocalTally, Tally
+from judge.report.catalog import say
+from judge.report.models import Mode
 from judge.source import check_source
 from web.broadcast import Broadcast
 from web.config import WebSettings

@@ -9,8 +9,8 @@ from anyio import to_thread
 from fastapi import APIRouter, HTTPException, Request
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from judge.i18n import Lang
 from judge.queue.outage import REDIS_ERRORS, store_unreachable
+from judge.report.i18n import Lang
 from web.api import LangQuery, reader_lang, service
 from web.projection import event_data
 from web.schemas import ErrorOut

@@ -18,7 +18,7 @@ import torch
 
 from judge.checker.errors import LearnerError
 from judge.checker.messages import learner_failure
-from judge.models import ProblemMeta
+from judge.report.models import ProblemMeta
 
 REPO = Path(__file__).resolve().parents[2]
 PROBLEM = REPO / "problems" / "100-custom-op"

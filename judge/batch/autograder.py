@@ -15,7 +15,7 @@ from judge.batch.inputs import one_submission
 from judge.batch.policy import GradeOptions
 from judge.batch.policy import apply as apply_policy
 from judge.batch.run import BatchGrader
-from judge.i18n import Lang
+from judge.report.i18n import Lang
 from judge.settings import Settings
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from judge.models import Report, Verdict
+from judge.report.models import Report, Verdict
 
 
 class ReportCache:

@@ -11,10 +11,10 @@ from urllib.parse import quote
 from judge.batch.cjkfont import STACK, font_face
 from judge.batch.rows import REJECTED, Row
 from judge.batch.similarity import NEAR_IDENTICAL, Pair, Threshold, closest, clusters
-from judge.catalog import words
-from judge.i18n import Lang
-from judge.models import Outcome, Verdict
-from judge.problems import Problem
+from judge.problem.folders import Problem
+from judge.report.catalog import words
+from judge.report.i18n import Lang
+from judge.report.models import Outcome, Verdict
 
 COLORS = {
     "accepted": "#2e7d32",
@@ -73,7 +73,7 @@ def class_summary(
         "slowest": slowest(judged),
         "checks_shown": CHECKS_SHOWN,
         "colors": COLORS,
-        "t": words("classreport", lang),  # the labels, from the one catalogue (judge.catalog)
+        "t": words("classreport", lang),  # the labels, from the one catalogue (judge.report.catalog)
         "problems": [{"row": r, "reason": _reason(r, lang)} for r in rows if r.verdict in NOT_RUN],
         "roster": [_student(r) for r in rows],
         "pending": [r for r in rows if r.pending_tiers],

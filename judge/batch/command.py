@@ -99,7 +99,7 @@ def _options(args: argparse.Namespace, settings: Settings) -> GradeOptions:
     options = grade_options(args)
     if getattr(args, "gradebook", None) and not args.lms_column:
         from judge.batch.canvas_column import column_from_gradebook  # noqa: PLC0415
-        from judge.problems import ProblemSet  # noqa: PLC0415
+        from judge.problem.folders import ProblemSet  # noqa: PLC0415
 
         problem = ProblemSet(settings.problems_dir).get(args.problem)
         titles = [problem.meta.title.zh, problem.meta.title.en]

@@ -6,7 +6,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from judge.problems import Problem
+from judge.problem.folders import Problem
 
 _OP = re.compile(r"\bex\d+::(\w+)")
 _WORD = re.compile(r"[A-Za-z_]\w*")

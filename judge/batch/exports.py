@@ -11,10 +11,10 @@ from typing import Any
 from judge.batch.feedback import lms_comment
 from judge.batch.rows import ALL_COLUMNS, NO_OPERATORS_NOTE, REJECTED, UNCHANGED_NOTE, Row
 from judge.batch.spreadsheet import csv_bytes, formula_like
-from judge.catalog import say
-from judge.i18n import Lang
-from judge.models import Outcome
-from judge.textsafe import valid
+from judge.report.catalog import say
+from judge.report.i18n import Lang
+from judge.report.models import Outcome
+from judge.report.textsafe import valid
 
 JUNIT_STATUS = {Outcome.failed: "failure", Outcome.error: "error", Outcome.skipped: "skipped"}
 

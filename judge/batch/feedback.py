@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 
 from judge.batch.rows import NO_OPERATORS_NOTE, REJECTED, UNCHANGED_NOTE, Row
-from judge.catalog import say
-from judge.i18n import Lang
-from judge.models import Outcome, PublicReport
-from judge.textsafe import plain
+from judge.report.catalog import say
+from judge.report.i18n import Lang
+from judge.report.models import Outcome, PublicReport
+from judge.report.textsafe import plain
 
 MARKS = {Outcome.passed: "✅", Outcome.failed: "❌", Outcome.error: "❌", Outcome.skipped: "⏭"}
 

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from judge import exits
 from judge.batch import state
 from judge.batch.cache import ReportCache, shared_folder
 from judge.batch.canvas_column import matching_note
@@ -22,9 +23,8 @@ from judge.batch.policy import apply as apply_policy
 from judge.batch.progress import progress_for
 from judge.batch.rows import Row
 from judge.batch.run import BatchGrader, Interrupted
-from judge.cli import exits
 from judge.errors import BadSubmission
-from judge.i18n import Lang
+from judge.report.i18n import Lang
 from judge.settings import Settings
 from judge.source import check_source
 

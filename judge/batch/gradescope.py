@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from judge.batch.policy import DEFAULT_POINTS
-from judge.problems import ProblemSet
+from judge.problem.folders import ProblemSet
 from judge.settings import REPO_ROOT, Settings
 
 BUNDLE = Path(__file__).parent / "bundle"

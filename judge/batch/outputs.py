@@ -24,8 +24,8 @@ from judge.batch.policy import GradeOptions
 from judge.batch.rows import Row
 from judge.batch.similarity import Pair, boilerplate_of, similar_pairs, similar_to, threshold_for
 from judge.batch.spreadsheet import csv_bytes
-from judge.i18n import Lang
-from judge.problems import Problem
+from judge.problem.folders import Problem
+from judge.report.i18n import Lang
 
 FILES = (
     "grades.csv",

@@ -8,7 +8,7 @@ from types import TracebackType
 from typing import TextIO
 
 from judge.batch.rows import Row
-from judge.textsafe import plain
+from judge.report.textsafe import plain
 
 # Short names for the live counts, so bar, counts and ETA fit an 80-column terminal.
 SHORT = {

@@ -7,8 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from judge.i18n import Lang, Text
-from judge.models import Report
+from judge.report.i18n import Lang, Text
+from judge.report.models import Report
 
 # A submission that never ran (empty, binary, not UTF-8, too large, no file chosen in the student's folder)
 # gets this status instead of a verdict: nothing was judged, so no verdict of the judge applies. Score 0.

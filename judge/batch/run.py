@@ -12,9 +12,9 @@ from judge.batch.exercise import Exercise
 from judge.batch.inputs import Entry
 from judge.batch.rows import NO_OPERATORS_NOTE, UNCHANGED_NOTE, Row
 from judge.errors import BadSubmission
-from judge.i18n import Text
-from judge.models import Report, Verdict, internal_error
-from judge.problems import Problem
+from judge.problem.folders import Problem
+from judge.report.i18n import Text
+from judge.report.models import Report, Verdict, internal_error
 from judge.source import check_source
 
 

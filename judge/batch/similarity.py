@@ -9,7 +9,7 @@ import statistics
 from dataclasses import dataclass
 from typing import Any
 
-from judge.problems import Problem
+from judge.problem.folders import Problem
 
 NEAR_IDENTICAL = 0.8  # both files share at least this fraction of their (non-starter) fingerprints, on average
 MARGIN = 0.1  # an exercise's threshold sits this far above how alike its own correct solutions are

@@ -1,7 +1,7 @@
 """The `declarations` fixture inside the checker, and the report of what it could not hold to a literal.
 
 A problem's test calls `declarations.check("ns::op", written)` with what the dispatcher reports in the worker
-(judge.declarations). An operator no literal in the source declares rejects nothing, but it is never skipped
+(judge.problem.declarations). An operator no literal in the source declares rejects nothing, but it is never skipped
 silently: after the case that asked, the checker sends `computed-declaration` (a Flagged event), which the
 judge adds to the report's flags for instructors.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from judge.checker.events import EventWriter, Flagged
-from judge.declarations import Declarations, read
+from judge.problem.declarations import Declarations, read
 
 
 class DeclarationsPlugin:

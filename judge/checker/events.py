@@ -13,9 +13,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from judge.i18n import Text
-from judge.models import Outcome
-from judge.optrace import Trace
+from judge.report.i18n import Text
+from judge.report.models import Outcome
+from judge.report.optrace import Trace
 
 MAX_TRACE_FRAME = 256 << 10  # a traced call's inputs: exercise-sized tensors; a larger call is not traced
 
@@ -33,7 +33,7 @@ class CollectedCase(BaseModel):
 class Collected(BaseModel):
     type: Literal["collected"] = "collected"
     cases: list[CollectedCase]
-    among: int = Field(0, description="Cases of the pass across all its shards, when a Run is split (judge.shards).")
+    among: int = Field(0, description="Cases of the pass across all its shards, when a Run is split (checker.shards).")
 
 
 class ImportProblem(BaseModel):
@@ -64,7 +64,7 @@ class CaseStarted(BaseModel):
 
 
 class TraceRequest(BaseModel):
-    """The probe call of a failing public case, kept so the judge can trace it again (judge.tracing)."""
+    """The probe call of a failing public case, kept so the judge can trace it again (judge.grading.tracing)."""
 
     probe: str = Field(max_length=200)
     frame: str = Field(max_length=MAX_TRACE_FRAME * 4 // 3 + 8, description="base64 of the call's channel frame.")
@@ -97,7 +97,7 @@ class Traced(BaseModel):
 class Flagged(BaseModel):
     """Constructs for instructors the checker saw while judging (never a verdict, never sent to the learner):
     computed-declaration: the dispatcher holds an operator of the exercise that no literal in the source
-    declares (judge.declarations), so the floor had nothing to hold it to."""
+    declares (judge.problem.declarations), so the floor had nothing to hold it to."""
 
     type: Literal["flagged"] = "flagged"
     flags: list[Literal["computed-declaration"]]

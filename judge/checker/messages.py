@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from judge.catalog import MESSAGES, say
 from judge.checker.errors import LearnerError, Tampered, WorkerLost
 from judge.checker.remote import ImportFailed
-from judge.feedback import as_text, decode, msg
-from judge.i18n import Text
-from judge.probe_protocol import ImportRaised
-from judge.textsafe import shorten
+from judge.report.catalog import MESSAGES, say
+from judge.report.feedback import as_text, decode, msg
+from judge.report.i18n import Text
+from judge.report.textsafe import shorten
+from judge.wire.protocol import ImportRaised
 
 
 class CaseFailed(AssertionError):
@@ -99,5 +99,5 @@ def error_line(type_name: str, message: str) -> str:
 
 
 def first_line(text: str, limit: int = 300) -> str:
-    """An exception's first paragraph, shortened for one line of a report (see judge.textsafe.shorten)."""
+    """An exception's first paragraph, shortened for one line of a report (see judge.report.textsafe.shorten)."""
     return shorten(str(text).strip().split("\n\n")[0], limit)

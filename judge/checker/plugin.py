@@ -9,8 +9,6 @@ from typing import Any
 
 import pytest
 
-from judge.catalog import say
-from judge.channel import encode
 from judge.checker.errors import LearnerError, Tampered, WorkerLost
 from judge.checker.events import (
     MAX_TRACE_FRAME,
@@ -27,9 +25,11 @@ from judge.checker.events import ImportFailed as ImportFailedEvent
 from judge.checker.messages import CaseFailed, NotRun, case_message, failure_text, import_failure, probe_failure
 from judge.checker.remote import ImportFailed, Remote
 from judge.checker.tiers import tier_of
-from judge.feedback import as_text
-from judge.i18n import Text
-from judge.models import ProblemMeta
+from judge.report.catalog import say
+from judge.report.feedback import as_text
+from judge.report.i18n import Text
+from judge.report.models import ProblemMeta
+from judge.wire.channel import encode
 
 HIDDEN_FILE = "test_hidden.py"
 MAX_TRACED = 3  # failing public cases traced per judgement: the first ones are what a learner reads first
@@ -186,7 +186,7 @@ class JudgePlugin:
         case = self.cases[nodeid]
         self.current = None
         # A failing public case's traced call goes to the judge, which traces it in workers of their own after
-        # this pass (judge.tracing): nothing of it runs in this pass, so no verdict depends on it.
+        # this pass (judge.grading.tracing): nothing of it runs in this pass, so no verdict depends on it.
         traced = case.call if case.outcome == "failed" and not case.hidden and self.traced < MAX_TRACED else None
         self.traced += traced is not None
         self.events.send(

@@ -6,12 +6,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from judge.channel import Channel, ChannelClosed
 from judge.checker.errors import LearnerError, Tampered, WorkerLost
-from judge.optrace import Trace
-from judge.probe_protocol import ImportLost, ImportOk, ImportRaised, ProbeRequest
-from judge.replies import ReplyRejected, check_reply
-from judge.textsafe import valid
+from judge.report.optrace import Trace
+from judge.report.textsafe import valid
+from judge.wire.channel import Channel, ChannelClosed
+from judge.wire.protocol import ImportLost, ImportOk, ImportRaised, ProbeRequest
+from judge.wire.replies import ReplyRejected, check_reply
 
 TAMPERED = "the worker's guard found the judge's own code changed"
 

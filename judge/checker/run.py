@@ -12,14 +12,14 @@ from typing import Any
 
 import pytest
 
-from judge.channel import Channel
 from judge.checker.declared import DeclarationsPlugin
 from judge.checker.events import EventWriter, Finished
 from judge.checker.plugin import JudgePlugin
 from judge.checker.remote import Remote
 from judge.checker.tiers import TierPlugin
-from judge.jobs import CheckerPayload
-from judge.models import ProblemMeta
+from judge.report.models import ProblemMeta
+from judge.wire.channel import Channel
+from judge.wire.jobs import CheckerPayload
 
 INI = Path(__file__).with_name("pytest.ini")
 

@@ -10,8 +10,8 @@ from collections.abc import Iterable, Mapping
 
 import pytest
 
-from judge.shards import partition
-from judge.tiers import CPU, GPU, NEEDS_GPU, RAN, SKIPPED, TIERS  # noqa: F401 - re-exported for the checker
+from judge.checker.shards import partition
+from judge.problem.tiers import CPU, GPU, NEEDS_GPU, RAN, SKIPPED, TIERS  # noqa: F401 - re-exported for the checker
 
 
 def tier_of(item: pytest.Item) -> str:
@@ -44,7 +44,7 @@ class TierPlugin:
             else:
                 dropped.append(item)  # another pass (on another runner) runs these
         mine, shards = self.shard
-        if shards > 1:  # a Run split over pairs judging at once: this checker keeps its own shard (judge.shards)
+        if shards > 1:  # a Run split over pairs judging at once: this checker keeps its own shard (shards.py)
             self.among = len(kept)
             positions = partition([item.nodeid for item in kept], self.costs, shards)[mine]
             dropped += kept[: positions.start] + kept[positions.stop :]

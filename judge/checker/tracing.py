@@ -1,7 +1,8 @@
 """Trace pass entry point (forked from the checker zygote): probe calls of failing cases, traced in one worker.
 
 The judge runs it twice, once with a worker on the learner's file and once with a worker on the reference
-solution (judge.tracing), so each worker only ever holds its own code; it compares the two (judge.optrace).
+solution (judge.grading.tracing), so each worker only ever holds its own code; it compares the two
+(judge.report.optrace).
 """
 
 from __future__ import annotations
@@ -10,9 +11,9 @@ import base64
 import socket
 from typing import Any
 
-from judge.channel import HEADER, Channel, ChannelClosed, decode
 from judge.checker.events import EventWriter, Finished, Traced
 from judge.checker.remote import Remote
+from judge.wire.channel import HEADER, Channel, ChannelClosed, decode
 
 
 def main(fds: list[int], payload: dict[str, Any]) -> None:

@@ -6,7 +6,7 @@ from rich.console import Console
 from rich.text import Text
 
 from judge.errors import JudgeError
-from judge.selfcheck import check_problem
+from judge.problem.selfcheck import check_problem
 from judge.settings import Settings
 
 

@@ -25,7 +25,7 @@ from judge.errors import JudgeError
 from judge.settings import Settings
 
 if TYPE_CHECKING:
-    from judge.events import Event
+    from judge.report.events import Event
     from judge.service import Judge
 
 _UCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid

@@ -22,12 +22,12 @@ from typing import Any
 from rich.console import Console
 
 from judge import errors
-from judge.catalog import say
 from judge.cli.daemon_wire import Lines, ended_note, identity, runtime_dir, send, socket_path
-from judge.events import EVENT, EventSink
-from judge.i18n import Lang, Text
-from judge.models import Mode, Report
-from judge.problems import Problem
+from judge.problem.folders import Problem
+from judge.report.catalog import say
+from judge.report.events import EVENT, EventSink
+from judge.report.i18n import Lang, Text
+from judge.report.models import Mode, Report
 from judge.settings import Settings
 
 START_TIMEOUT_S = 120.0  # a cold start imports the judge (seconds, more on a busy machine)

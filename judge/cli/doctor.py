@@ -57,7 +57,7 @@ def _live_check(settings: Settings) -> tuple[list[tuple[str, str]], dict[str, st
 
 def _runner_rows(settings: Settings) -> list[tuple[str, str]]:
     """Which runner judges each problem (and each tier), and why."""
-    from judge.problems import ProblemSet  # noqa: PLC0415
+    from judge.problem.folders import ProblemSet  # noqa: PLC0415
     from judge.runners import plan as tier_plans  # noqa: PLC0415
 
     try:

@@ -7,10 +7,10 @@ import argparse
 import json
 import sys
 
-from judge.catalog import say
 from judge.cli.learner_io import EXIT_USAGE, LANG_HELP, SERVER_HELP
 from judge.cli.terminal import internal_error_report, list_problems, print_error, run_problem
 from judge.errors import JudgeError, ProblemInvalid
+from judge.report.catalog import say
 from judge.settings import Settings
 
 NO_DAEMON_HELP = (

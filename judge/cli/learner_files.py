@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from judge.catalog import MESSAGES, say
-from judge.i18n import Lang
-from judge.models import Mode, Verdict
-from judge.problems import Problem
+from judge.problem.folders import Problem
+from judge.report.catalog import MESSAGES, say
+from judge.report.i18n import Lang
+from judge.report.models import Mode, Verdict
 
 LEDGER = ".last-verdicts.json"
 

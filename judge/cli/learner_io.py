@@ -7,12 +7,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-from judge.catalog import say
-from judge.cli import exits
+from judge import exits
 from judge.cli.learner_files import LearnerFiles
 from judge.errors import JudgeError
-from judge.i18n import Lang
-from judge.problems import Problem
+from judge.problem.folders import Problem
+from judge.report.catalog import say
+from judge.report.i18n import Lang
 
 EXIT_ACCEPTED, EXIT_REJECTED, EXIT_USAGE = exits.OK, exits.NOT_ACCEPTED, exits.USAGE
 LANG_HELP = "language of everything printed: zh (default, or $PRACTICE_LANG) or en"

@@ -10,12 +10,12 @@ from rich.console import Console
 from rich.live import Live
 from rich.text import Text
 
-from judge.catalog import say
-from judge.events import Event
-from judge.i18n import Lang
-from judge.models import Outcome, PublicCase, PublicReport, Verdict
-from judge.optrace import PublicOpTrace
-from judge.textsafe import plain
+from judge.report.catalog import say
+from judge.report.events import Event
+from judge.report.i18n import Lang
+from judge.report.models import Outcome, PublicCase, PublicReport, Verdict
+from judge.report.optrace import PublicOpTrace
+from judge.report.textsafe import plain
 
 MARKS = {"passed": ("✓", "green"), "failed": ("✗", "red"), "error": ("E", "red"), "skipped": ("s", "yellow")}
 VERDICT_STYLE = {Verdict.accepted: "bold green", Verdict.wrong_answer: "bold red"}

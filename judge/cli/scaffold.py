@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from judge.errors import JudgeError
-from judge.problems import FOLDER
+from judge.problem.folders import FOLDER
 
 FILES = {
     "problem.toml": """id = "{id}"
@@ -33,7 +33,7 @@ atol = 1e-5
 
 import torch
 
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 
 def test_solve_small(remote):
@@ -45,7 +45,7 @@ def test_solve_small(remote):
 import pytest
 import torch
 
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 
 @pytest.mark.hint("TODO 检查什么（中文）", "TODO what this checks (English)")

@@ -21,9 +21,9 @@ from judge.cli.learner_io import (
     read_submission,
 )
 from judge.cli.render import LiveMarks, print_report
-from judge.events import CaseFinished, Collected, Done, EventSink
-from judge.i18n import Lang
-from judge.models import PublicReport, Verdict
+from judge.report.events import CaseFinished, Collected, Done, EventSink
+from judge.report.i18n import Lang
+from judge.report.models import PublicReport, Verdict
 from judge.settings import Settings
 
 RECONNECTS = 5
@@ -106,7 +106,7 @@ def follow(client: httpx.Client, submission_id: str, lang: Lang, on_event: Event
 
 def run_remote(problem_id: str, path: str | None, as_json: bool, public: bool, server: str, settings: Settings) -> int:
     """judge.cli.terminal.run_problem's output and exit status, judged by the server at `server`."""
-    from judge.problems import ProblemSet  # noqa: PLC0415
+    from judge.problem.folders import ProblemSet  # noqa: PLC0415
     from judge.source import check_source  # noqa: PLC0415
 
     lang, (out, err) = settings.lang, consoles()

@@ -6,13 +6,13 @@ from __future__ import annotations
 from rich.console import Console
 from rich.markdown import Markdown
 
-from judge.catalog import say
 from judge.cli.learner_io import EXIT_ACCEPTED
+from judge.report.catalog import say
 from judge.settings import Settings
 
 
 def show_statement(problem_id: str, settings: Settings, console: Console | None = None) -> int:
-    from judge.problems import ProblemSet  # noqa: PLC0415 - keeps `--help` instant
+    from judge.problem.folders import ProblemSet  # noqa: PLC0415 - keeps `--help` instant
 
     problem = ProblemSet(settings.problems_dir).get(problem_id)
     console = console or Console(soft_wrap=False)
@@ -32,7 +32,7 @@ def show_statement(problem_id: str, settings: Settings, console: Console | None 
 
 def next_step(problem_id: str, settings: Settings) -> str:
     """After an accepted submit: the next exercise and its command, or that every exercise is done here."""
-    from judge.problems import ProblemSet  # noqa: PLC0415
+    from judge.problem.folders import ProblemSet  # noqa: PLC0415
 
     problems = ProblemSet(settings.problems_dir).all()
     ids = [p.id for p in problems]

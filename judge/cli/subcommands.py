@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import argparse
 
-from judge.catalog import say
 from judge.cli.learner_command import add_arguments, run_learner
 from judge.cli.learner_io import EXIT_USAGE, LANG_HELP
 from judge.cli.terminal import list_problems, print_error
 from judge.errors import JudgeError
+from judge.report.catalog import say
 from judge.settings import Settings
 
 

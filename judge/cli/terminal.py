@@ -7,7 +7,6 @@ import sys
 
 from rich.console import Console
 
-from judge.catalog import say
 from judge.cli.learner_files import LearnerFiles
 from judge.cli.learner_io import (
     EXIT_ACCEPTED,
@@ -20,12 +19,13 @@ from judge.cli.learner_io import (
 )
 from judge.cli.render import LiveMarks, print_report
 from judge.errors import JudgeError
-from judge.i18n import Lang
-from judge.models import Mode, PublicReport, Report, Verdict, internal_error
-from judge.problems import Problem
+from judge.problem.folders import Problem
+from judge.problem.tiers import CPU
+from judge.problem.tiers import SKIPPED as SKIPPED_TIER
+from judge.report.catalog import say
+from judge.report.i18n import Lang
+from judge.report.models import Mode, PublicReport, Report, Verdict, internal_error
 from judge.settings import Settings
-from judge.tiers import CPU
-from judge.tiers import SKIPPED as SKIPPED_TIER
 
 
 def run_problem(
@@ -35,7 +35,7 @@ def run_problem(
         from judge.cli.server_client import run_remote  # noqa: PLC0415 - httpx only when asked for
 
         return run_remote(problem_id, path, as_json, public, server, settings)
-    from judge.problems import ProblemSet  # noqa: PLC0415 - keeps `--help` instant
+    from judge.problem.folders import ProblemSet  # noqa: PLC0415 - keeps `--help` instant
 
     lang, (out, err) = settings.lang, consoles()
     files = LearnerFiles(settings.solutions_dir, lang)
@@ -105,7 +105,7 @@ def internal_error_report(problem_id: str, public: bool, lang: Lang) -> PublicRe
 
 
 def list_problems(settings: Settings) -> int:
-    from judge.problems import ProblemSet, missing_needs  # noqa: PLC0415
+    from judge.problem.folders import ProblemSet, missing_needs  # noqa: PLC0415
 
     files = LearnerFiles(settings.solutions_dir, settings.lang)
     console = Console(soft_wrap=True)

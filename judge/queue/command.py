@@ -41,7 +41,7 @@ def _db_upgrade(args: Any, settings: Any) -> int:
 
 def _status(args: Any, settings: Any) -> int:
     require("scale", "judge status")
-    from judge.problems import ProblemSet  # noqa: PLC0415
+    from judge.problem.folders import ProblemSet  # noqa: PLC0415
     from judge.queue.settings import QueueSettings  # noqa: PLC0415
     from judge.queue.status import gather, render  # noqa: PLC0415
 

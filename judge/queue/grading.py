@@ -6,11 +6,11 @@ import secrets
 import threading
 from typing import Any
 
-from judge.models import Mode, Report, internal_error
-from judge.problems import ProblemSet
+from judge.problem.folders import ProblemSet
 from judge.queue.dispatcher import CeleryDispatcher
 from judge.queue.settings import QueueSettings
 from judge.queue.store import FINISHED, SqlStore, Submission, now
+from judge.report.models import Mode, Report, internal_error
 from judge.settings import Settings
 from judge.source import check_source
 from judge.versions import judge_versions

@@ -7,12 +7,12 @@ import threading
 from collections.abc import Callable
 from typing import Any, Protocol
 
-from judge import models
 from judge.errors import JudgeError
-from judge.events import CaseFinished, CaseStarted, Collected, Event, EventSink
-from judge.models import Mode, Report
 from judge.queue.outage import store_unreachable
 from judge.queue.store import Store, Submission, Takeover
+from judge.report import models
+from judge.report.events import CaseFinished, CaseStarted, Collected, Event, EventSink
+from judge.report.models import Mode, Report
 
 log = logging.getLogger("web.judging")
 Notify = Callable[[str], None]
@@ -27,7 +27,7 @@ class Grade(Protocol):
 
 
 def internal_error(problem_id: str, mode: Mode, detail: str, what: str = "judge") -> Report:
-    """A fault of the judge's (what: "judge" by default) as the stored report: judge.models.internal_error."""
+    """A fault of the judge's (what: "judge" by default) as the stored report: judge.report.models.internal_error."""
     return models.internal_error(problem_id, mode, detail, what=what)
 
 

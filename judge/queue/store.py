@@ -29,8 +29,8 @@ from sqlalchemy.engine import Connection, CursorResult, Engine, Result
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.errors import JudgeError
-from judge.models import Mode
 from judge.queue.tables import AdmissionRow, EventRow, SubmissionRow
+from judge.report.models import Mode
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 # Where a submission is in the queue: the one list the store, the API's bodies and the page share.

@@ -16,7 +16,6 @@ from celery.exceptions import Reject
 from celery.signals import worker_shutting_down
 from celery.worker import state as worker_state
 
-from judge.models import Report, Verdict
 from judge.queue.celery_app import send, serve_tasks
 from judge.queue.dispatcher import CeleryDispatcher
 from judge.queue.judging import internal_error, judge_submission
@@ -29,6 +28,7 @@ from judge.queue.relay import cancel_listener, publish_event
 from judge.queue.settings import QueueSettings
 from judge.queue.store import SqlStore, Store, Submission, Unmigrated, now
 from judge.queue.tally import RedisTally
+from judge.report.models import Report, Verdict
 
 log = logging.getLogger("web.queue.worker")
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from judge.jobs import PROBES_FILE, SOLUTION_FILE, STACK_MARGIN_S, WorkerPayload
+from judge.wire.jobs import PROBES_FILE, SOLUTION_FILE, STACK_MARGIN_S, WorkerPayload
 from sandbox import JobFacts, JobSpec
 from sandbox.client import Job, ZygoteDied
 
@@ -42,7 +42,7 @@ WORKER_PRELOAD = [
     "torch._dynamo",
     *PROBE_IMPORTS,
     *COMPILE_IMPORTS,
-    "judge.channel",
+    "judge.wire.channel",
     "judge.worker.main",
     "judge.worker.observe",
     "judge.worker.opobserve",  # what probes observe for opcheck (judge/checker/opchecks.py decides)

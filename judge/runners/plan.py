@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from judge.models import ProblemMeta
+from judge.problem.tiers import CPU, GPU
+from judge.report.models import ProblemMeta
 from judge.settings import Settings
-from judge.tiers import CPU, GPU
 
 LOCAL, DOCKER, GPU_LOCAL, GPU_DOCKER = "local", "docker", "gpu-local", "gpu-docker"
 GPU_RUNNERS = (GPU_LOCAL, GPU_DOCKER)  # runners that must pass their canary (judge.runners.canary) to be used

@@ -22,7 +22,7 @@ or listed) and, on Linux, a seccomp filter (sandbox.seccomp_filter.fence).
   gc.DEBUG_SAVEALL, new threads) are stand-ins whose originals only the hook holds (judge.worker.torchgate).
   The filter refuses installing signal handlers, memfd_create and any new socket.
 
-The sandbox adds the rest (judge.grading asks for it): a noexec scratch folder, so no library the learner
+The sandbox adds the rest (judge.grading.passes asks for it): a noexec scratch folder, so no library the learner
 compiles can be loaded, and Landlock, which allows no writes to /proc/self/mem. What stays possible is
 documented in docs/threat-model.md (code already on the host, interpreter bugs, changes made and undone
 while a probe runs the learner's operator, other threads).
@@ -46,8 +46,8 @@ try:
 except ImportError:  # Windows: no rlimits, and no fence to work around
     resource = None  # type: ignore[assignment]  # checked for None where rlimits are used
 
-from judge.catalog import MESSAGES
-from judge.channel import HEADER
+from judge.report.catalog import MESSAGES
+from judge.wire.channel import HEADER
 from judge.worker import frames, integrity, torchgate
 from sandbox import seccomp_filter
 

@@ -7,8 +7,8 @@ import traceback
 import types
 from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:  # for the type checker only (judge.probe_protocol)
-    from judge.probe_protocol import Raised
+if TYPE_CHECKING:  # for the type checker only (judge.wire.protocol)
+    from judge.wire.protocol import Raised
 
 
 def load_module(name: str, path: str, display_name: str | None = None) -> types.ModuleType:

@@ -10,16 +10,16 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from judge.channel import MAX_FRAME, ChannelClosed, decode, encode
-from judge.jobs import WorkerPayload
-from judge.replies import ReplyRejected, check_reply
+from judge.wire.channel import MAX_FRAME, ChannelClosed, decode, encode
+from judge.wire.jobs import WorkerPayload
+from judge.wire.replies import ReplyRejected, check_reply
 from judge.worker import guard
 from judge.worker.learner import describe, is_out_of_memory, load_module
 from judge.worker.optrace import traced
 from sandbox.base import EXIT_MEMORY
 
 if TYPE_CHECKING:  # the protocol's names, for the type checker only: the worker imports nothing more for them
-    from judge.probe_protocol import Handshake, ImportRaised, ProbeRequest, Reply, TamperedReply
+    from judge.wire.protocol import Handshake, ImportRaised, ProbeRequest, Reply, TamperedReply
 
 TAMPERED: TamperedReply = {"tampered": True}
 
@@ -106,7 +106,7 @@ def serve(
 def _stack_before_the_limit(after_s: float) -> None:
     """Just before the time limit, faulthandler's watchdog thread (C, no GIL needed) writes every thread's Python
     stack to stderr, which the sandbox keeps with the worker's output, so the judge can name the learner's line
-    that was running (judge.stuck). Armed before the learner's file is imported, so an endless loop at its top
+    that was running (judge.grading.stuck). Armed before the learner's file is imported, so an endless loop at its top
     level is named too. Feedback only: the learner's code could cancel it or print a stack of its own, and
     changes nothing but its own message by that."""
     if after_s > 0:

@@ -2,7 +2,7 @@
 
 Feedback only, never a verdict: the trace is what the learner's own process saw, so a submission could shape
 its own trace (and nothing else). The checker asks for it on a failing public case; the judge compares it
-with the reference's, recorded the same way in a worker of its own (judge.optrace).
+with the reference's, recorded the same way in a worker of its own (judge.report.optrace).
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ from __future__ import annotations
 from judge.batch.classreport import check_failures, render_class_report, score_histogram
 from judge.batch.rows import Row
 from judge.batch.similarity import Pair, Threshold
-from judge.i18n import Text
-from judge.models import CaseResult, Outcome, Report, Verdict
-from judge.problems import ProblemSet
+from judge.problem.folders import ProblemSet
+from judge.report.i18n import Text
+from judge.report.models import CaseResult, Outcome, Report, Verdict
 from tests.batch.conftest import ARTIFACTS, FIXTURE
 from tests.needs import CHROMIUM, CHROMIUM_ARGS, need_chromium
 

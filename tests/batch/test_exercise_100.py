@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from judge.batch.grade import grade_class
-from judge.problems import EXPECT
+from judge.problem.folders import EXPECT
 from judge.settings import Settings
 from tests.batch.conftest import read_grades, read_reports, write_tree
 

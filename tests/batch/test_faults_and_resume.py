@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from judge.batch.grade import EXIT_INTERNAL, EXIT_INTERRUPTED, grade_class
-from judge.models import Fault, Report, Verdict
+from judge.report.models import Fault, Report, Verdict
 from tests.batch.conftest import REFERENCE, WRONG, read_grades, read_reports, write_tree
 from tests.batch.test_grade import CountingJudge
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from judge.flags import source_flags, tamper_flags
-from judge.models import CaseResult, Outcome, Report, Verdict
+from judge.report.models import CaseResult, Outcome, Report, Verdict
 
 REPO = Path(__file__).resolve().parents[2]
 

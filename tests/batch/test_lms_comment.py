@@ -9,8 +9,8 @@ import io
 from judge.batch.exports import canvas_comments_csv, moodle_csv
 from judge.batch.feedback import lms_comment
 from judge.batch.rows import UNCHANGED_NOTE, Row
-from judge.i18n import Text
-from judge.models import CaseResult, Outcome, Report, Verdict
+from judge.report.i18n import Text
+from judge.report.models import CaseResult, Outcome, Report, Verdict
 
 
 def _report(cases, verdict=Verdict.wrong_answer):

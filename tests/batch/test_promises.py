@@ -11,9 +11,9 @@ from judge.batch.exports import junit_xml
 from judge.batch.outputs import write_outputs
 from judge.batch.policy import GradeOptions, apply
 from judge.batch.rows import Row
-from judge.i18n import Text
-from judge.models import CaseResult, Outcome, Report, Verdict
-from judge.problems import ProblemSet
+from judge.problem.folders import ProblemSet
+from judge.report.i18n import Text
+from judge.report.models import CaseResult, Outcome, Report, Verdict
 from tests.batch.conftest import FIXTURE, REFERENCE
 
 VERSIONS = {"judge": "1", "torch": "2.13.0", "python": "3.11"}

@@ -102,7 +102,7 @@ def test_code_the_statement_dictates_is_boilerplate_like_the_starter(tmp_path):
     import shutil
 
     from judge.batch.similarity import boilerplate_of
-    from judge.problems import ProblemSet
+    from judge.problem.folders import ProblemSet
     from tests.batch.conftest import FIXTURE
 
     shutil.copytree(FIXTURE, tmp_path / FIXTURE.name)
@@ -144,7 +144,7 @@ def test_the_threshold_follows_the_spread_of_the_exercises_own_correct_solutions
     """A short exercise whose correct solutions look alike gets a higher threshold than the default, so the class
     is not flagged for writing the only sensible code; one where they differ keeps the default."""
     from judge.batch.similarity import CEILING, MARGIN, NEAR_IDENTICAL, threshold_for
-    from judge.problems import ProblemSet
+    from judge.problem.folders import ProblemSet
     from judge.settings import Settings
 
     problems = ProblemSet(Settings().problems_dir)

@@ -5,7 +5,7 @@ from pathlib import Path
 import pytest
 
 from judge import Judge
-from judge.models import Outcome, Verdict
+from judge.report.models import Outcome, Verdict
 from judge.runners import canary
 from judge.runners import plan as tier_plans
 from judge.settings import Settings

@@ -1,5 +1,5 @@
-"""The worker's binding idiom, where learner code runs beside ours (judge/worker/*, judge/channel.py,
-judge/replies.py): a function that binds a builtin as a default argument (`_type=type`, before the learner's
+"""The worker's binding idiom, where learner code runs beside ours (judge/worker/*, judge/wire/channel.py,
+judge/wire/replies.py): a function that binds a builtin as a default argument (`_type=type`, before the learner's
 file is imported) uses only that binding, never the global name the learner may have rebound; and in such a
 function `==`, `!=` and `in` compare only what cannot run the learner's code: constants, bound names, module
 constants, values whose exact type was checked (`_type(x) is _str`) and what the function's own helpers return."""
@@ -15,8 +15,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 BOUNDARY = [
     *sorted((ROOT / "judge" / "worker").glob("*.py")),
-    ROOT / "judge" / "channel.py",
-    ROOT / "judge" / "replies.py",
+    ROOT / "judge" / "wire" / "channel.py",
+    ROOT / "judge" / "wire" / "replies.py",
 ]
 BUILTINS = set(dir(builtins))
 EQUALITY = (ast.Eq, ast.NotEq, ast.In, ast.NotIn)

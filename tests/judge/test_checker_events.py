@@ -8,10 +8,10 @@ import pytest
 from pydantic import ValidationError
 
 from judge.checker import events as checker
-from judge.events import CaseFinished, CaseStarted, Collected, Event
-from judge.grading import Relay
-from judge.i18n import Text
-from judge.models import Outcome
+from judge.grading.passes import Relay
+from judge.report.events import CaseFinished, CaseStarted, Collected, Event
+from judge.report.i18n import Text
+from judge.report.models import Outcome
 
 SECRET = "test_secret_hidden_input"
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.catalog import say
+from judge.report.catalog import say
 from tests.conftest import FIXTURE_PROBLEMS
 
 pytestmark = pytest.mark.slow

@@ -1,9 +1,9 @@
-"""judge.feedback.compare: what a failing value check tells the learner, in both languages."""
+"""judge.report.feedback.compare: what a failing value check tells the learner, in both languages."""
 
 import pytest
 import torch
 
-from judge.feedback import assert_close, compare, decode
+from judge.report.feedback import assert_close, compare, decode
 
 WANT = torch.arange(24, dtype=torch.float64).reshape(2, 3, 4) / 7
 

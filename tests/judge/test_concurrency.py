@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.models import Verdict
+from judge.report.models import Verdict
 
 pytestmark = pytest.mark.slow
 

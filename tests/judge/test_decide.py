@@ -3,9 +3,9 @@
 import pytest
 
 from judge.checker.events import CollectedCase, ImportProblem
-from judge.decide import CheckerLog, decide
-from judge.i18n import Text
-from judge.models import CaseResult, Outcome, Verdict
+from judge.grading.decide import CheckerLog, decide
+from judge.report.i18n import Text
+from judge.report.models import CaseResult, Outcome, Verdict
 from sandbox.base import JobFacts
 
 LIMITS = {"memory": 2048, "wall": 60, "output": 1024}

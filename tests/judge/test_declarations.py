@@ -1,4 +1,4 @@
-"""judge.declarations: the literal operator declarations of a source, read with ast, held against the dispatcher."""
+"""judge.problem.declarations: a source's literal operator declarations, read with ast, held against the dispatcher."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from judge import declarations, flags
+from judge import flags
+from judge.problem import declarations
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -185,9 +186,9 @@ def test_an_unread_operator_reaches_the_report_as_a_computed_declaration():
 
     from judge.checker.declared import DeclarationsPlugin
     from judge.checker.events import CollectedCase, EventWriter, Finished
-    from judge.decide import CheckerLog, decide
-    from judge.grading import Relay, merge
-    from judge.models import CaseResult, Outcome
+    from judge.grading.decide import CheckerLog, decide
+    from judge.grading.passes import Relay, merge
+    from judge.report.models import CaseResult, Outcome
     from sandbox.base import JobFacts
 
     def one_pass(source: str, op: str, case: str = "case") -> CheckerLog:

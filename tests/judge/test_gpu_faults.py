@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from judge import Judge
-from judge.models import Verdict
-from judge.runners import canary, hostfault
+from judge.grading import hostfault
+from judge.report.models import Verdict
+from judge.runners import canary
 from judge.runners import plan as tier_plans
 from judge.runners.base import Runner
 from judge.settings import Settings

@@ -3,8 +3,8 @@
 import pytest
 
 from judge.errors import BadSubmission, JudgeError, UnknownProblem
-from judge.i18n import Text
-from judge.models import Outcome, Verdict
+from judge.report.i18n import Text
+from judge.report.models import Outcome, Verdict
 
 pytestmark = pytest.mark.slow
 

@@ -7,9 +7,9 @@ import io
 
 from rich.console import Console
 
-from judge.catalog import say
 from judge.cli.terminal import _notices
-from judge.models import Report, Verdict, internal_error
+from judge.report.catalog import say
+from judge.report.models import Report, Verdict, internal_error
 
 
 def test_a_retryable_internal_error_is_retryable_in_the_public_report():

@@ -107,7 +107,7 @@ def _is_front_end(module: str) -> bool:
 def test_the_scan_sees_the_tree():
     """The scan is not vacuous: it finds the modules and the arrows everyone knows are there."""
     assert {"judge.service", "judge.cli.terminal", "sandbox.zygote", "web.app"} <= GRAPH.keys()
-    assert "judge.grading" in GRAPH["judge.service"] and "sandbox.base" in GRAPH["judge.models"]
+    assert "judge.grading.passes" in GRAPH["judge.service"] and "sandbox.base" in GRAPH["judge.report.models"]
     assert "judge.cli.learner_io" in GRAPH["judge.cli.terminal"]
 
 
@@ -198,3 +198,58 @@ def test_no_import_circle_even_through_imports_inside_functions():
     """An import inside a function closes a circle as surely as one at load (the queue's Celery app once imported
     its worker to run a task; the worker sets the task's runner instead)."""
     assert circles({module: set(GRAPH[module]) for module in GRAPH}) == []
+
+
+# The judge's own map, lowest first: a module may import its own package and anything on a lower row, never a
+# row above nor a neighbour on its own row. It is the order a submission passes through (docs/architecture.md,
+# "Layout"): the wire and the report's vocabulary, a problem folder and the worker that runs beside it, the
+# checker and the runners, one judgement's passes, the Judge, then the front ends.
+JUDGE_MAP: tuple[tuple[str, ...], ...] = (
+    ("judge.wire",),
+    ("judge.report",),
+    ("judge.errors", "judge.exits", "judge.settings", "judge.versions"),
+    ("judge.extras", "judge.source", "judge.problem"),
+    ("judge.worker", "judge.flags"),
+    ("judge.checker", "judge.runners"),
+    ("judge.grading",),
+    ("judge.service",),
+    ("judge.queue", "judge.image"),
+    ("judge.batch",),
+    ("judge.cli",),
+)
+
+
+def _row(module: str) -> tuple[int, str] | None:
+    for number, row in enumerate(JUDGE_MAP):
+        for part in row:
+            if module == part or module.startswith(part + "."):
+                return number, part
+    return None
+
+
+def test_every_judge_module_has_a_place_on_the_map():
+    placed = {m for m in GRAPH if _top(m) == "judge" and m != "judge"}
+    assert [m for m in sorted(placed) if _row(m) is None] == []
+    root = sorted(m for m in placed if m.count(".") == 1 and not (ROOT / m.replace(".", "/")).is_dir())
+    assert len(root) <= 12, f"judge/ holds {len(root)} modules at its root: {root}"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in GRAPH if _top(m) == "judge" and m != "judge"))
+def test_judge_imports_follow_the_map(module: str):
+    """Even an import inside a function: the map is what may know of what, not what loads when."""
+    here = _row(module)
+    assert here is not None
+    wrong = []
+    for target in GRAPH[module]:
+        there = _row(target)
+        if _top(target) != "judge" or target == "judge" or there is None or there[1] == here[1]:
+            continue
+        if there[0] >= here[0]:
+            wrong.append(target)
+    assert not wrong, f"{module} (row {here[0]}, {here[1]}) imports {wrong}: up or across the map"
+
+
+def test_the_map_is_not_vacuous():
+    """A known arrow up is seen as one: the rows are compared, not only listed."""
+    assert _row("judge.grading.passes")[0] > _row("judge.checker.plugin")[0] > _row("judge.report.models")[0]
+    assert "judge.checker.events" in GRAPH["judge.grading.decide"]

@@ -5,14 +5,14 @@ from types import SimpleNamespace
 
 import pytest
 
-from judge.catalog import MESSAGES, say
 from judge.checker.errors import LearnerError
 from judge.checker.messages import case_message, failure_text, probe_failure
 from judge.checker.plugin import marker_hint
-from judge.feedback import msg
-from judge.i18n import Text
-from judge.precheck import syntax_error
-from judge.textsafe import shorten
+from judge.grading.precheck import syntax_error
+from judge.report.catalog import MESSAGES, say
+from judge.report.feedback import msg
+from judge.report.i18n import Text
+from judge.report.textsafe import shorten
 
 OPCHECK = (
     "MetadataMismatchError: The fake tensor's metadata does not match the real one. Shapes torch.Size([5]) "

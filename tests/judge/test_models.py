@@ -2,8 +2,8 @@
 
 import json
 
-from judge.i18n import Text
-from judge.models import CaseResult, Outcome, Report, RunInfo, Verdict
+from judge.report.i18n import Text
+from judge.report.models import CaseResult, Outcome, Report, RunInfo, Verdict
 
 
 def report(mode="submit"):

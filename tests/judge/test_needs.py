@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from judge.errors import CannotJudgeHere
-from judge.problems import load_problem, missing_needs, require_needs
+from judge.problem.folders import load_problem, missing_needs, require_needs
 from judge.service import Judge
 from judge.settings import Settings
 from tests.conftest import FIXTURE_PROBLEMS

@@ -5,10 +5,10 @@ import time
 import pytest
 import torch
 
-from judge import tracing
-from judge.models import Outcome, Verdict
-from judge.optrace import MAX_SHOWN, OpTrace, Trace, TracedOp
-from judge.problems import load_problem
+from judge.grading import tracing
+from judge.problem.folders import load_problem
+from judge.report.models import Outcome, Verdict
+from judge.report.optrace import MAX_SHOWN, OpTrace, Trace, TracedOp
 from judge.settings import Settings
 from judge.worker.optrace import MAX_OPS, traced
 

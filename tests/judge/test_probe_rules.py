@@ -1,14 +1,14 @@
 """The rule that probes observe and the checker decides: `judge check` refuses a probes file that imports or calls
-a deciding utility (judge/probe_rules.py), and no exercise's probes or the worker's observation helpers do."""
+a deciding utility (judge/problem/probe_rules.py), and no exercise's probes or the worker's observation helpers do."""
 
 import shutil
 from pathlib import Path
 
 import pytest
 
-from judge.probe_rules import check_probes_file, deciding_uses
-from judge.problems import load_problem
-from judge.selfcheck import static_checks
+from judge.problem.folders import load_problem
+from judge.problem.probe_rules import check_probes_file, deciding_uses
+from judge.problem.selfcheck import static_checks
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "problems" / "900-echo"

@@ -5,7 +5,7 @@ import shutil
 import pytest
 
 from judge.errors import ProblemInvalid, UnknownProblem
-from judge.problems import ProblemSet
+from judge.problem.folders import ProblemSet
 from judge.settings import Settings
 from tests.conftest import FIXTURE_PROBLEMS
 

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from judge.problems import load_problem
-from judge.prompt_markdown import render, unrendered
-from judge.selfcheck import static_checks
+from judge.problem.folders import load_problem
+from judge.problem.selfcheck import static_checks
+from judge.problem.statement import render, unrendered
 from tests.conftest import FIXTURE_PROBLEMS
 
 TABLE = "| Check | How |\n| --- | --- |\n"

@@ -2,10 +2,10 @@
 
 from rich.console import Console
 
-from judge.catalog import say
 from judge.cli.render import case_lines, print_report
-from judge.i18n import Text
-from judge.models import CaseResult, Outcome, Report, Verdict
+from judge.report.catalog import say
+from judge.report.i18n import Text
+from judge.report.models import CaseResult, Outcome, Report, Verdict
 
 
 def report(verdict, cases, message=None):
@@ -78,7 +78,7 @@ def test_on_a_terminal_the_progress_line_shows_the_clock_against_the_limit_and_t
     import io
 
     from judge.cli.render import LiveMarks
-    from judge.events import CaseFinished, CaseStarted, Collected, Done
+    from judge.report.events import CaseFinished, CaseStarted, Collected, Done
 
     console = Console(file=io.StringIO(), force_terminal=True, width=120, color_system=None)
     marks = LiveMarks(console, "en", limit_s=30)

@@ -6,8 +6,8 @@ import time
 import pytest
 import torch
 
-from judge.channel import HEADER, MAX_PICKLE, Channel, ChannelClosed, TooCostly, decode, encode
-from judge.replies import ReplyRejected, check_reply
+from judge.wire.channel import HEADER, MAX_PICKLE, Channel, ChannelClosed, TooCostly, decode, encode
+from judge.wire.replies import ReplyRejected, check_reply
 
 
 def test_plain_data_and_tensors_pass():

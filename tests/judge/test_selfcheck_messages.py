@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from judge.i18n import Text
-from judge.models import CaseResult, Outcome, Report, Verdict
-from judge.selfcheck import SolutionCase, expected_messages
+from judge.problem.selfcheck import SolutionCase, expected_messages
+from judge.report.i18n import Text
+from judge.report.models import CaseResult, Outcome, Report, Verdict
 
 SOURCE = "# expect: wrong_answer\n# expect-message: a race on a GPU\ndef add(a, b):\n    return a - b\n"
 

@@ -1,12 +1,12 @@
-"""A Run alone on a judge splits its tests over worker/checker pairs that judge at once (judge.shards)."""
+"""A Run alone on a judge splits its tests over worker/checker pairs that judge at once (judge.checker.shards)."""
 
 import re
 
 import pytest
 
 from judge import Judge
-from judge.models import Outcome, Verdict
-from judge.shards import partition
+from judge.checker.shards import partition
+from judge.report.models import Outcome, Verdict
 
 IDS = [f"test_public.py::case[{i}]" for i in range(20)]
 

@@ -8,7 +8,7 @@ import pytest
 
 from judge import Judge
 from judge.errors import BadSubmission
-from judge.models import Verdict
+from judge.report.models import Verdict
 from judge.settings import Settings
 from tests.conftest import FIXTURE_PROBLEMS
 
@@ -57,7 +57,7 @@ def test_a_missing_module_gets_the_hint_that_fits_it():
     judge offers."""
     import sys
 
-    from judge.precheck import _hint
+    from judge.grading.precheck import _hint
 
     typo = _hint("ModuleNotFoundError", "No module named 'torch.nn.functionl'")
     assert "did you mean torch.nn.functional?" in typo.en and "torch.nn.functional" in typo.zh
@@ -66,7 +66,7 @@ def test_a_missing_module_gets_the_hint_that_fits_it():
     offered = _hint("ModuleNotFoundError", "No module named 'numpy.linalgx.foo'")
     assert "did you mean numpy.linalg" in offered.en
     code = (
-        "import sys; from judge.precheck import _hint; "
+        "import sys; from judge.grading.precheck import _hint; "
         "_hint('ModuleNotFoundError', \"No module named 'torch.nn.functionl'\"); print('torch' in sys.modules)"
     )
     import subprocess

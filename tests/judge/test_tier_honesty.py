@@ -6,9 +6,9 @@ import shutil
 import pytest
 
 from judge.checker.events import CollectedCase
-from judge.decide import CheckerLog, decide, only_skipped_tiers
 from judge.errors import CannotJudgeHere
-from judge.models import CaseResult, Outcome, Verdict
+from judge.grading.decide import CheckerLog, decide, only_skipped_tiers
+from judge.report.models import CaseResult, Outcome, Verdict
 from judge.service import Judge
 from judge.settings import Settings
 from sandbox.base import JobFacts

@@ -1,9 +1,9 @@
 """On a time limit the case that was running is named, the cases never run are skipped, the verdict stays TLE."""
 
 from judge.checker.events import CollectedCase, ImportProblem
-from judge.decide import CheckerLog, decide
-from judge.models import CaseResult, Outcome, Verdict
-from judge.stuck import Stuck, find_stuck
+from judge.grading.decide import CheckerLog, decide
+from judge.grading.stuck import Stuck, find_stuck
+from judge.report.models import CaseResult, Outcome, Verdict
 from sandbox.base import JobFacts
 
 LIMITS = {"memory": 2048, "wall": 30, "output": 1024}
@@ -65,7 +65,7 @@ def test_a_file_that_timed_out_while_importing_is_left_to_the_import_summary():
     assert all(c.outcome == Outcome.error and "time limit" not in c.message.en for c in report.cases)
 
 
-# ---------------------------------------------------------------- the learner's line at the limit (judge.stuck)
+# ---------------------------------------------------------------- the learner's line at the limit (judge.grading.stuck)
 
 STACK = """printed before
 Timeout (0:00:29)!

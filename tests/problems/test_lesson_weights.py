@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.models import Verdict
+from judge.report.models import Verdict
 
 WRONG_100 = Path(__file__).resolve().parents[2] / "problems" / "100-custom-op" / "solutions" / "wrong"
 CENTRAL_MISTAKES = ["kv_mutates_args_empty", "rms_no_fake", "rms_fake_reads_data", "rms_backward_returns_list"]

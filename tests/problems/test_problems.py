@@ -1,10 +1,10 @@
-"""Self-test of every problem: every check of `judge check --all` (judge.selfcheck.check_problem), one pytest case
-per file, so the suite proves the shipped problems without judging each file a second time through the CLI."""
+"""Self-test of every problem: every check of `judge check --all` (judge.problem.selfcheck.check_problem), one pytest
+case per file, so the suite proves the shipped problems without judging each file a second time through the CLI."""
 
 import pytest
 
-from judge.problems import ProblemSet
-from judge.selfcheck import report_checks, solution_cases, static_checks
+from judge.problem.folders import ProblemSet
+from judge.problem.selfcheck import report_checks, solution_cases, static_checks
 from judge.settings import Settings
 
 PROBLEMS = ProblemSet(Settings().problems_dir).all()

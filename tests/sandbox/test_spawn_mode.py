@@ -10,7 +10,7 @@ import time
 import pytest
 
 from judge import Judge
-from judge.models import Verdict
+from judge.report.models import Verdict
 from judge.settings import Settings
 from sandbox import JobSpec, ZygoteClient
 from sandbox.reaper import NO_PIDFD_ENV

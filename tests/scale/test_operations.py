@@ -9,7 +9,7 @@ import redis
 from fastapi.testclient import TestClient
 from sqlalchemy import update
 
-from judge.problems import ProblemSet
+from judge.problem.folders import ProblemSet
 from judge.queue.dispatcher import CeleryDispatcher
 from judge.queue.names import CPU, GPU, WORKER
 from judge.queue.store import SqlStore

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from judge.models import Verdict
 from judge.queue.grading import QueueJudge
+from judge.report.models import Verdict
 from judge.settings import Settings
 from tests.conftest import FIXTURE_PROBLEMS
 from web.config import WebSettings

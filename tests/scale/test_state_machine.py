@@ -282,7 +282,7 @@ def test_two_processes_admitting_at_once_never_pass_a_limit(fresh_store):
 def test_the_reaper_resends_what_neither_broker_nor_worker_holds(tmp_path):
     from sqlalchemy import update
 
-    from judge.problems import ProblemSet
+    from judge.problem.folders import ProblemSet
     from judge.queue.reaper import reap
     from judge.queue.tables import SubmissionRow
     from tests.conftest import FIXTURE_PROBLEMS
@@ -338,7 +338,7 @@ def test_the_reaper_takes_back_what_a_dead_worker_holds_and_resends_what_waits(t
     nothing taking it (a message the broker deleted) is sent again; a row held by a live worker stays."""
     from sqlalchemy import update
 
-    from judge.problems import ProblemSet
+    from judge.problem.folders import ProblemSet
     from judge.queue import reaper as reaper_module
     from judge.queue.reaper import reap, stranded
     from judge.queue.tables import SubmissionRow

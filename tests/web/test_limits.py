@@ -9,9 +9,9 @@ import httpx
 import pytest
 import uvicorn
 
-from judge.events import CaseFinished, Collected
-from judge.models import CaseResult, Outcome, Report, Verdict
-from judge.problems import ProblemSet
+from judge.problem.folders import ProblemSet
+from judge.report.events import CaseFinished, Collected
+from judge.report.models import CaseResult, Outcome, Report, Verdict
 from judge.settings import Settings
 from tests.conftest import FIXTURE_PROBLEMS
 from tests.web.conftest import free_port

@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from judge.events import CaseStarted
+from judge.report.events import CaseStarted
 from web.dispatch import LocalPool
 
 LOOPS = "def add(a, b):\n    while True:\n        pass\n"
@@ -51,6 +51,6 @@ def test_a_cancelled_judgement_is_killed_before_its_time_limit(fixture_judge):
             cancel.set()  # the learner presses Cancel while the looping case runs
 
     report = fixture_judge.grade("900", LOOPS, "run", on_event=on_event, cancel=cancel)
-    # a Run alone on the judge is split over two pairs (judge/shards.py): either looping case may start first
+    # a Run alone on the judge is split over two pairs (judge/checker/shards.py): either looping case may start first
     assert names and set(names) <= {"test_add[small]", "test_add[big]"}
     assert not report.run.timed_out  # killed by the cancel, not by the 6 s limit

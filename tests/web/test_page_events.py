@@ -9,8 +9,8 @@ import httpx
 import pytest
 
 from judge.checker import events as checker
-from judge.events import CaseStarted
-from judge.grading import Relay
+from judge.grading.passes import Relay
+from judge.report.events import CaseStarted
 from tests.web.conftest import FIXTURES
 from tests.web.helpers import events, submit
 

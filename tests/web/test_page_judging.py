@@ -45,7 +45,7 @@ def test_a_loop_shows_the_clock_and_its_running_test_then_the_timeout_marks_it(p
     start(page, LOOPS)
     # the running test's name comes from the stream's case_started event
     expect(page.locator("#running-case")).to_contain_text("test_add[small]", timeout=TIMEOUT)
-    # a Run alone on the judge is split over two pairs (judge/shards.py): both cases run at once, both are named
+    # a Run alone on the judge is split over two pairs (judge/checker/shards.py): both cases run at once, both are named
     expect(page.locator("#running-case")).to_contain_text("test_add[big]", timeout=TIMEOUT)
     assert page.locator("#clock").is_visible() and page.locator("#cancel").is_visible()
     first = page.inner_text("#clock")

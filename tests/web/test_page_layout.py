@@ -11,7 +11,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from judge.catalog import MESSAGES
+from judge.report.catalog import MESSAGES
 from tests.web.conftest import REPO
 from tests.web.helpers import REFERENCE, SYNTAX_ERROR
 from tests.web.test_browser import TIMEOUT, judged_by, replace_code, shot, shot_both

@@ -1,6 +1,6 @@
 // The practice page: problem list, statement, editor, streaming results, history. No framework, no inline
 // scripts (the CSP forbids them); the editor comes from editor.js (CodeMirror 6, built in web/frontend/).
-// Every text comes from judge/catalog.py: web/pages.py puts the page.* and verdict.* entries, both languages,
+// Every text comes from judge/report/catalog.py: web/pages.py puts the page.* and verdict.* entries, both languages,
 // into the #page-text data block. This file holds no text of its own.
 "use strict";
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 
 @pytest.mark.parametrize("name", ["kv_write", "rms_norm"])

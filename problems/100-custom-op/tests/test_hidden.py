@@ -9,7 +9,7 @@ import math
 import pytest
 import torch
 
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 F32, F64, BF16 = torch.float32, torch.float64, torch.bfloat16
 KV_ARGS = ["k_cache", "v_cache", "slots", "k", "v"]

@@ -6,7 +6,7 @@ Your operators are reached only through torch.ops.ex100.* (see probes.py for exa
 import pytest
 import torch
 
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 F32, F64, BF16 = torch.float32, torch.float64, torch.bfloat16
 EAGER_KV = ("eager 调用 kv_write 后", "after an eager call of kv_write")

@@ -16,7 +16,7 @@ import torch
 import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode
 
-from judge.feedback import compare, msg
+from judge.report.feedback import compare, msg
 
 
 def _load_programs():

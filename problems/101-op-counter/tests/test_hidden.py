@@ -8,7 +8,7 @@ Every expected count comes from the checker's own TorchDispatchMode at test time
 import pytest
 import torch
 
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 F32, F64, BF16 = torch.float32, torch.float64, torch.bfloat16
 

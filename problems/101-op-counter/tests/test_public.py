@@ -6,7 +6,7 @@ checker's own TorchDispatchMode on the installed torch (see conftest.py and prob
 
 import pytest
 
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 CHAPTER = ("RMSNorm + Linear + SiLU", "RMSNorm + Linear + SiLU")
 KEYWORDS = ("div(rounding_mode=...)、sum(dtype=...) 等", "div(rounding_mode=...), sum(dtype=...) and friends")

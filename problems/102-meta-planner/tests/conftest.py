@@ -14,7 +14,7 @@ import pytest
 import torch
 
 from judge.checker.errors import LearnerError
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 
 def _load_probes():

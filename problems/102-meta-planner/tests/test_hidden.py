@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 
 def _lm(**kw):

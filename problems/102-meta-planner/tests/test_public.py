@@ -6,7 +6,7 @@ from the same specs built on the meta device in the checker (see conftest.py).
 
 import torch
 
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 ESTIMATE_FAILED = msg("estimate(build) 出错", "estimate(build) failed")
 REAL_SIZE = ("100 亿参数的模型（bf16，norm 为 fp32）", "the 10^10-parameter model (bf16, fp32 norms)")

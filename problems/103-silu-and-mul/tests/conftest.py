@@ -12,13 +12,13 @@ import torch.nn.functional as F
 
 from judge.checker import gradchecks
 from judge.checker.opchecks import opcheck_results
-from judge.feedback import compare, msg
+from judge.report.feedback import compare, msg
 
 
 @pytest.fixture(scope="session")
 def close(problem):
     """close(actual, expected, dtype) -> None when |a - e| <= atol + rtol * |e| elementwise (float64, the dtype's
-    tolerances from problem.toml), else what is wrong (judge.feedback.compare: where, by how much, the tolerance)."""
+    tolerances from problem.toml), else what is wrong (judge.report.feedback.compare: where, by how much, the tolerance)."""
 
     def check(actual, expected, dtype):
         t = problem.tolerances[str(dtype).removeprefix("torch.")]

@@ -8,7 +8,7 @@ what it checks with @pytest.mark.hint: that, not its inputs, is what a learner s
 import pytest
 import torch
 
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 F32, F64, BF16 = torch.float32, torch.float64, torch.bfloat16
 

@@ -6,7 +6,7 @@ Your operator is reached only through torch.ops.ex103.silu_and_mul (see probes.p
 import pytest
 import torch
 
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 F32, F64, BF16 = torch.float32, torch.float64, torch.bfloat16
 

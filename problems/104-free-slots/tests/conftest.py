@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from judge.checker.opchecks import opcheck_results
-from judge.feedback import compare, msg
+from judge.report.feedback import compare, msg
 
 
 @pytest.fixture(scope="session")

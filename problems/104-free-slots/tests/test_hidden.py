@@ -7,7 +7,7 @@ what it checks with @pytest.mark.hint: that, not its inputs, is what a learner s
 
 import pytest
 
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 
 @pytest.mark.hint("注册：算子名 ex104::free_slots", "registration: the operator name ex104::free_slots")

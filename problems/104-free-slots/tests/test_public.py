@@ -5,7 +5,7 @@ Your operator is reached only through torch.ops.ex104.free_slots (see probes.py 
 
 import pytest
 
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 
 def test_op_registered_under_ex104(probe, hints):

@@ -15,7 +15,7 @@ import pytest
 import torch
 
 from judge.checker.opchecks import opcheck_results
-from judge.feedback import compare, msg
+from judge.report.feedback import compare, msg
 
 
 def _load_probes():

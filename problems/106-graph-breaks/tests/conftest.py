@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from judge.checker.opchecks import opcheck_results
-from judge.feedback import compare, msg
+from judge.report.feedback import compare, msg
 
 F32, F64, BF16 = torch.float32, torch.float64, torch.bfloat16
 
@@ -56,7 +56,7 @@ def make_mlp():
 @pytest.fixture(scope="session")
 def within(problem):
     """within(actual, expected, scale, dtype, scale_name) -> None when actual has dtype and |a - e| <= atol + rtol *
-    scale elementwise, else what is wrong (judge.feedback.compare: where, by how much, the tolerance)."""
+    scale elementwise, else what is wrong (judge.report.feedback.compare: where, by how much, the tolerance)."""
 
     def check(actual, expected, scale, dtype, scale_name=("|应为|", "|expected|")):
         t = problem.tolerances[str(dtype).removeprefix("torch.")]

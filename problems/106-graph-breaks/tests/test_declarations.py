@@ -1,6 +1,6 @@
 """The declaration written in your file (read, never run) must agree with what the dispatcher holds."""
 
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 
 def test_declared_mutation_matches_the_dispatcher(probe, declarations):

@@ -6,7 +6,7 @@ Everything goes through probes.py in the worker; every expected value is compute
 import pytest
 import torch
 
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 F32, F64, BF16 = torch.float32, torch.float64, torch.bfloat16
 

@@ -7,7 +7,7 @@ The operator is reached only through torch.ops.ex106.gelu; mlp is called as your
 import pytest
 import torch
 
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 F32, F64, BF16 = torch.float32, torch.float64, torch.bfloat16
 

@@ -9,7 +9,7 @@ import torch
 import torch.nn.functional as F
 
 from judge.checker.opchecks import opcheck_results
-from judge.feedback import as_text, compare, msg
+from judge.report.feedback import as_text, compare, msg
 
 # The out-variant checks place x and out inside larger buffers. GUARD elements on each side hold
 # CANARY (never a value of silu(a) * b here, and exact in every dtype); so does out before the call,
@@ -98,7 +98,7 @@ def check_accesses(obs, where_zh, where_en):
 
 
 def _bad_values(problem, actual, want, dtype, where_zh, where_en, what_zh, what_en):
-    """The message for values that are not close (judge.feedback.compare: how many, the first, the largest error
+    """The message for values that are not close (judge.report.feedback.compare: how many, the first, the largest error
     and where, NaN named as NaN), or None."""
     t = problem.tolerances[str(dtype).removeprefix("torch.")]
     wrong = compare(actual, want, rtol=t.rtol, atol=t.atol)

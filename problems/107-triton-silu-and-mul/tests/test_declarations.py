@@ -2,7 +2,7 @@
 
 import pytest
 
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 
 @pytest.mark.parametrize("name", ["silu_and_mul_out", "silu_and_mul"])

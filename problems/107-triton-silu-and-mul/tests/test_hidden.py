@@ -8,7 +8,7 @@ variant too, inside guarded buffers (see conftest.py). The GPU tier uses larger 
 import pytest
 import torch
 
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 F32, F16, BF16 = torch.float32, torch.float16, torch.bfloat16
 

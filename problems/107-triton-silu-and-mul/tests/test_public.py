@@ -8,7 +8,7 @@ opcheck. See probes.py for how each check calls your operators.
 import pytest
 import torch
 
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 F32, F16, BF16 = torch.float32, torch.float16, torch.bfloat16
 

@@ -21,7 +21,7 @@ import sys
 import torch
 from torch import Tensor
 
-from judge.channel import encode
+from judge.wire.channel import encode
 
 _FORGED = encode({"import": "ok"})
 _opened = []

@@ -21,7 +21,7 @@ import importlib.util
 import torch
 from torch import Tensor
 
-from judge.channel import encode
+from judge.wire.channel import encode
 
 _C = r"""
 #include <stdio.h>

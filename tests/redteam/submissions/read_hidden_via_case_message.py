@@ -28,7 +28,7 @@ def _roots():
     for part in os.environ.get("PYTHONPATH", "").split(os.pathsep):
         if part:
             roots.add(part)
-    for name in ("judge", "sandbox", "judge.channel", "probes"):
+    for name in ("judge", "sandbox", "judge.wire.channel", "probes"):
         module = sys.modules.get(name)
         path = getattr(module, "__file__", None)
         if path:

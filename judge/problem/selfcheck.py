@@ -8,11 +8,11 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from judge.i18n import LANGS, Text
-from judge.models import Outcome, Report, Verdict
-from judge.probe_rules import check_probes_file
-from judge.problems import Problem
-from judge.prompt_markdown import unrendered
+from judge.problem.folders import Problem
+from judge.problem.probe_rules import check_probes_file
+from judge.problem.statement import unrendered
+from judge.report.i18n import LANGS, Text
+from judge.report.models import Outcome, Report, Verdict
 
 REQUIRED_FILES = (
     "prompt.zh.md",

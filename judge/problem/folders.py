@@ -13,10 +13,10 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from judge.catalog import say
 from judge.errors import CannotJudgeHere, ProblemInvalid, UnknownProblem
-from judge.i18n import Lang
-from judge.models import Mode, ProblemMeta, Verdict
+from judge.report.catalog import say
+from judge.report.i18n import Lang
+from judge.report.models import Mode, ProblemMeta, Verdict
 
 FOLDER = re.compile(r"^(?P<id>[0-9]{1,4})-(?P<slug>[a-z0-9][a-z0-9-]*)$")
 EXPECT = re.compile(r"^#\s*expect:\s*(?P<verdict>[a-z_]+)\s*$")
@@ -62,7 +62,7 @@ class Problem:
         return h.hexdigest()
 
     def test_files(self, mode: Mode) -> list[Path]:
-        # test_declarations.py: the source's literal declarations against the dispatcher (judge.declarations)
+        # test_declarations.py: the source's literal declarations against the dispatcher (judge.problem.declarations)
         public = ["test_public.py", "test_declarations.py"]
         names = public if mode == "run" else [*public, "test_hidden.py"]
         return [self.tests_dir / n for n in names if (self.tests_dir / n).exists()]

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from judge.i18n import Lang, Text
+from judge.report.i18n import Lang, Text
 
-# id -> (zh, en); str.format fields are filled by say(). Problems' own texts live in their tests (judge.feedback).
+# id -> (zh, en); str.format fields are filled by say(). Problems' own texts: their tests (feedback.py).
 MESSAGES: dict[str, tuple[str, str]] = {
     # verdict names and one-line summaries
     "verdict.accepted": ("通过", "accepted"),
@@ -464,7 +464,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "still to do: the {tiers} tier (needs a CUDA GPU): run it on a GPU host, or submit with --server "
         "to a judge server that has one",
     ),
-    # -- the op trace of a failing public case (judge.optrace): feedback, never a verdict --
+    # -- the op trace of a failing public case (judge.report.optrace): feedback, never a verdict --
     "optrace.heading": (
         "算子轨迹（同一输入上参考解与你的算子执行的 aten 算子；只作提示，不影响判定）",
         "op trace (the aten ops the reference and your operator ran on the same input; feedback only, not "

@@ -16,8 +16,8 @@ import math
 import re
 from typing import TYPE_CHECKING, Any
 
-from judge.catalog import say
-from judge.i18n import Text
+from judge.report.catalog import say
+from judge.report.i18n import Text
 
 if TYPE_CHECKING:
     import torch

@@ -11,8 +11,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter
 
-from judge.i18n import Text
-from judge.models import CaseResult, Outcome, Verdict
+from judge.report.i18n import Text
+from judge.report.models import CaseResult, Outcome, Verdict
 
 
 class Collected(BaseModel):

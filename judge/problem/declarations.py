@@ -24,7 +24,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 CUSTOM_OPS = ("custom_op", "triton_op")  # (name, fn=None, /, *, mutates_args, schema=None, ...)
 REGISTERS = ("register_fake", "impl_abstract", "_register_fake")

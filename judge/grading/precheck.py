@@ -15,11 +15,11 @@ import re
 import warnings
 from dataclasses import dataclass
 
-from judge.catalog import say
-from judge.events import Collected, Done, EventSink
-from judge.i18n import Text
-from judge.models import Mode, Report, Verdict
-from judge.textsafe import plain, shorten
+from judge.report.catalog import say
+from judge.report.events import Collected, Done, EventSink
+from judge.report.i18n import Text
+from judge.report.models import Mode, Report, Verdict
+from judge.report.textsafe import plain, shorten
 
 WIDTH = 100  # a longer source line is shown as a window around the error
 

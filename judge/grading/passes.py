@@ -12,21 +12,22 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 
-from judge.catalog import say
 from judge.checker import events as checker_events
-from judge.decide import CheckerLog, decide, only_skipped_tiers
 from judge.errors import CannotJudgeHere
-from judge.events import CaseFinished, CaseStarted, Collected, Done, EventSink
-from judge.i18n import Text
-from judge.jobs import CheckerPayload
-from judge.models import CaseResult, Mode, Report
-from judge.problems import Problem
-from judge.runners import Runner, WorkerLaunch, hostfault
+from judge.grading import hostfault
+from judge.grading.decide import CheckerLog, decide, only_skipped_tiers
+from judge.grading.stuck import find_stuck
+from judge.grading.tracing import Place, attach_traces
+from judge.problem.folders import Problem
+from judge.report.catalog import say
+from judge.report.events import CaseFinished, CaseStarted, Collected, Done, EventSink
+from judge.report.i18n import Text
+from judge.report.models import CaseResult, Mode, Report
+from judge.runners import Runner, WorkerLaunch
 from judge.runners import plan as tier_plans
 from judge.runners.base import WorkerRun
 from judge.settings import Settings
-from judge.stuck import find_stuck
-from judge.tracing import Place, attach_traces
+from judge.wire.jobs import CheckerPayload
 from sandbox import JobFacts, JobSpec, ZygoteClient
 from sandbox.client import Job, ZygoteDied
 from sandbox.host import LAYERS
@@ -52,10 +53,10 @@ def grade_once(
 
     cancel: set by a front end (the page's Cancel) to kill the pass's worker and checker at once.
     on_runner_fault(key): a GPU runner failed for a reason of the host; discard that runner only.
-    shards: pairs a Run on the local runner is split over, judging at once (judge.shards); costs: seconds per
+    shards: pairs a Run on the local runner is split over, judging at once (judge.checker.shards); costs: seconds per
     case id from earlier judgements of the problem, which balance the split and are updated from this one."""
     emit = on_event or (lambda event: None)
-    # A GPU runner that fails its canary is unavailable: its tier is still to be judged (judge.runners.hostfault).
+    # A GPU runner that fails its canary is unavailable: its tier is still to be judged (judge.grading.hostfault).
     plan, _unavailable = hostfault.gate(tier_plans.plan(problem.meta, settings), runners)
     gpu = hostfault.GpuPasses(runners, on_runner_fault or (lambda key: None))
     relay = Relay(emit)

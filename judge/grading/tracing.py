@@ -17,14 +17,14 @@ from dataclasses import dataclass, field
 
 from judge.checker import events as checker_events
 from judge.checker.events import TraceRequest
-from judge.decide import CheckerLog
-from judge.models import Outcome
-from judge.optrace import OpTrace, Trace
-from judge.problems import Problem
+from judge.grading.decide import CheckerLog
+from judge.problem.folders import Problem
+from judge.report.models import Outcome
+from judge.report.optrace import OpTrace, Trace
 from judge.runners import Runner, WorkerLaunch
 from sandbox import JobSpec, ZygoteClient
 
-log = logging.getLogger("judge.tracing")
+log = logging.getLogger("judge.grading.tracing")
 
 TRACE_WALL_S = 15.0  # one trace pass: a few probe calls that already ran once in the judgement
 REFERENCE_NAME = "reference.py"

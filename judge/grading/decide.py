@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from judge.catalog import say
 from judge.checker.events import CollectedCase, ImportProblem, TraceRequest
-from judge.i18n import Text
-from judge.models import CaseResult, Mode, Outcome, Report, RunInfo, Verdict
-from judge.precheck import import_block
-from judge.stuck import Stuck
-from judge.tiers import SKIPPED
+from judge.grading.precheck import import_block
+from judge.grading.stuck import Stuck
+from judge.problem.tiers import SKIPPED
+from judge.report.catalog import say
+from judge.report.i18n import Text
+from judge.report.models import CaseResult, Mode, Outcome, Report, RunInfo, Verdict
 from sandbox.base import EXIT_LAYER, JobFacts
 
 
@@ -30,7 +30,7 @@ class CheckerLog:
     skipped_tiers: tuple[str, ...] = ()  # tiers with no runner here: their cases are skipped
     flags: set[str] = field(default_factory=set)  # the checker's flags for instructors (computed-declaration)
     trace_requests: dict[str, TraceRequest] = field(default_factory=dict)  # failing public cases' calls, by node id
-    stuck: Stuck | None = None  # the learner's line the worker was running when its time limit hit (judge.stuck)
+    stuck: Stuck | None = None  # the learner's line the worker was running when its time limit hit (stuck.py)
 
 
 def ran_cases(log: CheckerLog, cases: list[CaseResult]) -> list[CaseResult]:

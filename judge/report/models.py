@@ -9,8 +9,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from judge.i18n import Lang, Text
-from judge.optrace import OpTrace, PublicOpTrace
+from judge.report.i18n import Lang, Text
+from judge.report.optrace import OpTrace, PublicOpTrace
 from sandbox.base import JobFacts
 
 # Each line of what the learner's code printed is shown behind this mark, so no printed line can pass
@@ -71,9 +71,9 @@ class ProblemMeta(Strict):
     limits: Limits = Field(default_factory=Limits)
     op_trace: list[str] = Field(
         default_factory=list,
-        description="Probes whose failing public cases get the op trace (judge.optrace): the aten ops the learner's "
-        "operator ran beside the reference's on the same input, e.g. ['kv_write_eager']. Probes that call the "
-        "exercise's operators eagerly on real tensors; feedback only.",
+        description="Probes whose failing public cases get the op trace (judge.report.optrace): the aten ops the "
+        "learner's operator ran beside the reference's on the same input, e.g. ['kv_write_eager']. Probes that call "
+        "the exercise's operators eagerly on real tensors; feedback only.",
     )
     tolerances: dict[str, Tolerance] = Field(
         default_factory=dict, description="Per-dtype tolerances, keyed by dtype name ('float32')."
@@ -224,7 +224,7 @@ def internal_error(
 ) -> Report:
     """The report of a judgement the judge itself could not finish (what: the part that failed): the one
     builder every front end uses, so each says the same to the learner and keeps the fault for instructors."""
-    from judge.catalog import say  # noqa: PLC0415 - the catalogue's texts, not needed to load the model
+    from judge.report.catalog import say  # noqa: PLC0415 - the catalogue's texts, not needed to load the model
 
     return Report(
         problem=problem,

@@ -14,7 +14,7 @@ from typing import Any
 
 SOLUTION_FILE = "solution.py"  # the learner's file, as a runner writes it for the worker
 PROBES_FILE = "probes.py"  # the problem's tests/probes.py, copied beside it
-STACK_MARGIN_S = 1.0  # how long before its time limit the worker writes its stack to stderr (judge.stuck)
+STACK_MARGIN_S = 1.0  # how long before its time limit the worker writes its stack to stderr (judge.grading.stuck)
 
 
 @dataclass(frozen=True)
@@ -49,8 +49,8 @@ class CheckerPayload:
     test_files: tuple[str, ...]
     run_tiers: tuple[str, ...]
     skip_tiers: tuple[str, ...] = ()
-    source: str = ""  # the learner's file, read with ast by judge.declarations (the checker never imports it)
-    shard: tuple[int, ...] = (0, 1)  # (this pass's shard, shards): a Run split over pairs (judge.shards)
+    source: str = ""  # the learner's file, read with ast by judge.problem.declarations (the checker never imports it)
+    shard: tuple[int, ...] = (0, 1)  # (this pass's shard, shards): a Run split over pairs (judge.checker.shards)
     costs: dict[str, float] = field(default_factory=dict)  # case id -> seconds, from an earlier judgement
 
     def to_wire(self) -> dict[str, Any]:

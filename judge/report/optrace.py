@@ -11,8 +11,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field, StringConstraints
 
-from judge.catalog import say
-from judge.i18n import Lang, Text
+from judge.report.catalog import say
+from judge.report.i18n import Lang, Text
 
 MAX_SHOWN = 12  # rows of the side-by-side listing around the first difference
 # A trace comes from the learner's process: every string in it is bounded here, whatever the worker sent (the worker

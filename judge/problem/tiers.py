@@ -1,6 +1,6 @@
 """Names of a problem's test tiers (CPU, GPU) and why a tier did not run: shared by the runners and the checker."""
 
-from judge.feedback import msg
+from judge.report.feedback import msg
 
 CPU, GPU = "cpu", "gpu"
 TIERS = (CPU, GPU)

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from judge.jobs import SOLUTION_FILE
+from judge.wire.jobs import SOLUTION_FILE
 
 # faulthandler's block: `Timeout (0:00:05)!`, then per thread `Thread 0x… (most recent call first):` and frames
 # `  File "/path/solution.py", line 12 in kv_write`.

@@ -11,13 +11,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from judge.catalog import say
-from judge.decide import CheckerLog
-from judge.models import Fault, Outcome, Report, Verdict
+from judge.grading.decide import CheckerLog
+from judge.problem.tiers import GPU
+from judge.report.catalog import say
+from judge.report.models import Fault, Outcome, Report, Verdict
 from judge.runners import canary
 from judge.runners.base import Runner
 from judge.runners.plan import GPU_RUNNERS, Pass, TierPlan
-from judge.tiers import GPU
 from sandbox import JobFacts
 
 FAILED = "failed"  # a tier that could not run for a reason of the host

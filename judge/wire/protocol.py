@@ -1,6 +1,6 @@
 """The probe protocol between the checker and the learner's worker: every message's shape, named once.
 
-Frames carry plain dicts (judge.channel; judge.replies checks them). These TypedDicts only name their shapes
+Frames carry plain dicts (judge.wire.channel; judge.wire.replies checks them). These TypedDicts only name their shapes
 for the type checker: the worker imports this module under TYPE_CHECKING, so naming them costs it nothing
 at run time, and nothing here may run code while learner code is loaded.
 
@@ -32,7 +32,7 @@ class Raised(TypedDict):
 
 
 class OkReply(TypedDict):
-    ok: Any  # the probe's result: plain data and CPU tensors (judge.replies)
+    ok: Any  # the probe's result: plain data and CPU tensors (judge.wire.replies)
 
 
 class RaisedReply(TypedDict):

@@ -1,4 +1,4 @@
-"""How a Run's cases are split over worker/checker pairs that judge at once (judge.grading runs one pass per shard).
+"""How a Run's cases are split over worker/checker pairs that judge at once (one grading pass per shard).
 
 Each pair's checker collects every case and keeps its own shard: `partition` is deterministic, so every checker
 computes the same split from the same collected ids and the same costs, and no case runs twice or not at all.
