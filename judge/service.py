@@ -5,22 +5,21 @@ from __future__ import annotations
 import os
 import threading
 import time
-from typing import get_args
 
 from judge.errors import JudgeError
 from judge.flags import report_flags
+from judge.grading.judgement import Judgement, Runtime
 from judge.grading.passes import grade_once
 from judge.grading.precheck import compile_failure, not_compiled
 from judge.problem.folders import Problem, ProblemSet, require_needs
-from judge.report.catalog import say
 from judge.report.events import EventSink
+from judge.report.i18n import Lang
 from judge.report.models import Mode, Report, internal_error
 from judge.runners import Runner, canary
 from judge.runners import plan as tier_plans
 from judge.runners.base import WORKER_PRELOAD
 from judge.runners.make import make_runner
 from judge.settings import Settings
-from judge.source import check_source
 from judge.versions import judge_versions
 from sandbox import ZygoteClient
 from sandbox.client import fork_unsafe
@@ -47,6 +46,21 @@ class Judge:
     def problem(self, problem_id: str) -> Problem:
         return self.problem_set.get(problem_id)
 
+    def judgement(
+        self,
+        problem_id: str,
+        source_code: str | bytes,
+        mode: Mode = "submit",
+        display_name: str | None = None,
+        lang: Lang = "zh",
+    ) -> Judgement:
+        """What a front end asks to have judged, checked: JudgeError (in both languages) for an unknown problem, a
+        mode that is not one, a file Python would not read, one over the limits, a package the problem needs."""
+        problem = self.problem(problem_id)
+        if self.settings.sandbox != "docker":  # a container image brings its own packages
+            require_needs(problem)
+        return Judgement.of(problem, source_code, mode, display_name, lang, self.settings.max_source_bytes)
+
     def grade(
         self,
         problem_id: str,
@@ -59,15 +73,15 @@ class Judge:
         """Judge one submission. Learner mistakes become verdicts; only bad requests raise JudgeError.
 
         cancel: setting it stops the judgement at once (its report then says nothing useful; the caller drops it)."""
-        if mode not in get_args(Mode):  # callers outside the type checker's sight (a request, a command line)
-            raise JudgeError(say("usage.bad_mode", mode=repr(mode)))
-        problem = self.problem(problem_id)
-        if self.settings.sandbox != "docker":  # a container image brings its own packages
-            require_needs(problem)
-        source = check_source(source_code, min(problem.meta.limits.source_kib << 10, self.settings.max_source_bytes))
-        display = display_name or problem.meta.solution_file
+        return self.run(self.judgement(problem_id, source_code, mode, display_name), on_event, cancel)
+
+    def run(
+        self, judgement: Judgement, on_event: EventSink | None = None, cancel: threading.Event | None = None
+    ) -> Report:
+        """Judge a Judgement (made by `judgement()`), as `grade()` does."""
+        problem, mode = judgement.problem, judgement.mode
         started = time.monotonic()
-        failure = compile_failure(source, display)  # answered at once: no worker starts, nothing imports torch
+        failure = compile_failure(judgement.source, judgement.display_name)  # at once: no worker, no torch import
         if failure is not None:
             report = not_compiled(problem.id, mode, failure, on_event)
         else:
@@ -75,7 +89,7 @@ class Judge:
                 self._in_flight += 1
                 alone = self._in_flight == 1
             try:
-                report = self._grade_in_sandbox(problem, source, mode, on_event, display, cancel, alone)
+                report = self._grade_in_sandbox(judgement, on_event, cancel, alone)
             finally:
                 with self._lock:
                     self._in_flight -= 1
@@ -83,37 +97,30 @@ class Judge:
         report.versions = self.versions()
         report.problem_digest = problem.digest
         # For instructors: constructs to look at, tampering, and the grading's own (a GPU tier with native code).
-        report.flags = sorted(set(report_flags(source, report)) | set(report.flags))
+        report.flags = sorted(set(report_flags(judgement.source, report)) | set(report.flags))
         return report
 
     def _grade_in_sandbox(
         self,
-        problem: Problem,
-        source: str,
-        mode: Mode,
+        judgement: Judgement,
         on_event: EventSink | None,
-        display: str,
         cancel: threading.Event | None = None,
         alone: bool = False,
     ) -> Report:
+        problem, mode = judgement.problem, judgement.mode
         # A Run alone on this judge uses the idle cores: its tests split over pairs that judge at once.
         shards = min(self.settings.run_workers, os.cpu_count() or 1) if alone and mode == "run" else 1
         try:
-            checker_zygote = self._warm()
-            return grade_once(
-                problem,
-                source,
-                mode,
-                self._runner,
-                checker_zygote,
-                display,
-                self.settings,
-                on_event,
-                cancel,
+            runtime = Runtime(
+                runners=self._runner,
+                checker_zygote=self._warm(),
+                settings=self.settings,
+                cancel=cancel,
                 on_runner_fault=self._discard_runner,  # a GPU runner's fault: that runner only
                 shards=shards,
                 costs=self._costs.setdefault(problem.id, {}),
             )
+            return grade_once(judgement, runtime, on_event)
         except JudgeError:
             raise
         except Exception as exc:  # noqa: BLE001 - any judge fault becomes an internal_error report, never a crash

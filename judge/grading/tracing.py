@@ -13,16 +13,18 @@ import socket
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import replace
 
 from judge.checker import events as checker_events
 from judge.checker.events import TraceRequest
 from judge.grading.decide import CheckerLog
+from judge.grading.judgement import Judgement, Runtime
+from judge.grading.pair import launch, run_pair
 from judge.problem.folders import Problem
 from judge.report.models import Outcome
 from judge.report.optrace import OpTrace, Trace
-from judge.runners import Runner, WorkerLaunch
-from sandbox import JobSpec, ZygoteClient
+from judge.runners import plan as tier_plans
+from sandbox import JobSpec
 
 log = logging.getLogger("judge.grading.tracing")
 
@@ -33,21 +35,12 @@ _cached: OrderedDict[str, Trace] = OrderedDict()
 _lock = threading.Lock()
 
 
-@dataclass(frozen=True)
-class Place:
-    """Where the trace workers and checkers run: the verdict's CPU pass's runner, with its environment."""
-
-    runner: Runner
-    checker_zygote: ZygoteClient
-    threads: int = 1
-    env: dict[str, str] = field(default_factory=dict)
-    skip_layers: tuple[str, ...] = ()
-
-
-def attach_traces(problem: Problem, source: str, checked: CheckerLog, display_name: str, place: Place) -> None:
-    """Give each failing public case whose probe call the checker kept an op trace (CaseResult.op_trace).
+def attach_traces(judgement: Judgement, runtime: Runtime, step: tier_plans.Pass, checked: CheckerLog) -> None:
+    """Give each failing public case whose probe call the checker kept an op trace (CaseResult.op_trace), traced
+    on `step`'s runner (the verdict's CPU pass's) in that pass's environment.
 
     A trace that cannot be made (no reference, a worker that does not answer) is left out, said in the log."""
+    problem = judgement.problem
     calls = {
         case_id: call
         for case_id, call in checked.trace_requests.items()
@@ -58,14 +51,15 @@ def attach_traces(problem: Problem, source: str, checked: CheckerLog, display_na
     if not calls or not problem.reference_path.is_file() or not problem.probes_path.is_file():
         return
     try:
-        reference = problem.reference_path.read_text(encoding="utf-8")
-        keys = {case_id: _key(problem, reference, call) for case_id, call in calls.items()}
+        reference_source = problem.reference_path.read_text(encoding="utf-8")
+        reference = replace(judgement, source=reference_source, display_name=REFERENCE_NAME)
+        keys = {case_id: _key(problem, reference_source, call) for case_id, call in calls.items()}
         with _lock:  # judgements run in threads (the web's pool, batch's jobs): one reads while another evicts
             theirs = {case_id: _cached[key] for case_id, key in keys.items() if key in _cached}
-        ours = _traces(problem, source, display_name, calls, place)
+        ours = _traces(judgement, runtime, step, calls)
         missing = {case_id: call for case_id, call in calls.items() if case_id in ours and case_id not in theirs}
         if missing:
-            fresh = _traces(problem, reference, REFERENCE_NAME, missing, place)
+            fresh = _traces(reference, runtime, step, missing)
             theirs.update(fresh)
             with _lock:
                 for case_id, trace in fresh.items():
@@ -88,54 +82,28 @@ def _key(problem: Problem, reference: str, call: TraceRequest) -> str:
 
 
 def _traces(
-    problem: Problem, source: str, display_name: str, calls: dict[str, TraceRequest], place: Place
+    judgement: Judgement, runtime: Runtime, step: tier_plans.Pass, calls: dict[str, TraceRequest]
 ) -> dict[str, Trace]:
-    """One worker on `source`, one checker sending it `calls` with trace (judge.checker.tracing)."""
-    checker_end, worker_end = socket.socketpair()
-    events_in, events_out = socket.socketpair()
-    limits = problem.meta.limits
-    worker = place.runner.start(
-        WorkerLaunch(
-            source=source,
-            probes_path=problem.probes_path,
-            display_name=display_name,
-            wall_s=TRACE_WALL_S,
-            memory_bytes=limits.memory_mib << 20,
-            output_bytes=limits.output_kib << 10,
-            threads=place.threads,
-            env=dict(place.env),
-            hide=(str(problem.root.parent),),
-            skip_layers=place.skip_layers,
-        ),
-        worker_end.fileno(),
+    """One worker on the judgement's file, one checker sending it `calls` with trace (judge.checker.tracing)."""
+    checker = JobSpec(
+        target="judge.checker.tracing:main",
+        wall_s=TRACE_WALL_S + 5,
+        output_bytes=1 << 20,
+        threads=runtime.settings.worker_threads,
+        env=dict(step.env),
+        payload={
+            "deadline": time.time() + TRACE_WALL_S,
+            "calls": [{"id": case_id, "probe": c.probe, "frame": c.frame} for case_id, c in calls.items()],
+        },
     )
-    traces: dict[str, Trace] = {}
-    try:
-        worker_end.close()
-        checker = place.checker_zygote.run(
-            JobSpec(
-                target="judge.checker.tracing:main",
-                wall_s=TRACE_WALL_S + 5,
-                output_bytes=1 << 20,
-                threads=place.threads,
-                env=dict(place.env),
-                payload={
-                    "deadline": time.time() + TRACE_WALL_S,
-                    "calls": [{"id": case_id, "probe": c.probe, "frame": c.frame} for case_id, c in calls.items()],
-                },
-            ),
-            [checker_end.fileno(), events_out.fileno()],
-        )
-        checker_end.close()
-        events_out.close()
-        with events_in:
-            for event in checker_events.read_events(events_in):
-                if isinstance(event, checker_events.Traced) and event.id in calls:
-                    traces[event.id] = event.trace
-        checker.wait()
-        if worker.wait(timeout=5) is None:
-            worker.kill()
-            worker.wait()
-    finally:
-        worker.close()
-    return traces
+
+    def read(events: socket.socket) -> dict[str, Trace]:
+        return {
+            event.id: event.trace
+            for event in checker_events.read_events(events)
+            if isinstance(event, checker_events.Traced) and event.id in calls
+        }
+
+    worker = launch(judgement, runtime.settings, dict(step.env), wall_s=TRACE_WALL_S)
+    pair = run_pair(runtime.runners(step.runner), runtime.checker_zygote, worker, checker, read, worker_grace_s=5)
+    return pair.read

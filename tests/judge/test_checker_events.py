@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from judge.checker import events as checker
-from judge.grading.passes import Relay
+from judge.grading.relay import Relay
 from judge.report.events import CaseFinished, CaseStarted, Collected, Event
 from judge.report.i18n import Text
 from judge.report.models import Outcome

@@ -187,7 +187,8 @@ def test_an_unread_operator_reaches_the_report_as_a_computed_declaration():
     from judge.checker.declared import DeclarationsPlugin
     from judge.checker.events import CollectedCase, EventWriter, Finished
     from judge.grading.decide import CheckerLog, decide
-    from judge.grading.passes import Relay, merge
+    from judge.grading.passes import merge
+    from judge.grading.relay import Relay
     from judge.report.models import CaseResult, Outcome
     from sandbox.base import JobFacts
 

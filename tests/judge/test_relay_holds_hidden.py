@@ -8,7 +8,7 @@ import socket
 import threading
 
 from judge.checker import events as checker
-from judge.grading.passes import Relay
+from judge.grading.relay import Relay
 
 CASES = [("pub1", False), ("pub2", False), ("h1", True), ("h2", True), ("h3", True)]
 

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from judge.checker import events as checker
-from judge.grading.passes import Relay
+from judge.grading.relay import Relay
 from judge.report.events import CaseStarted
 from tests.web.conftest import FIXTURES
 from tests.web.helpers import events, submit
