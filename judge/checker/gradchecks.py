@@ -14,6 +14,9 @@ from typing import Any
 
 import torch
 
+from judge.report.catalog import say
+from judge.report.i18n import Text
+
 STEP = 1e-6  # gradcheck's eps
 ATOL, RTOL = 1e-5, 1e-3  # gradcheck's defaults
 
@@ -44,20 +47,16 @@ def disagreement(
     for k, (name, u) in enumerate(directions.items()):
         plus, minus = forward[2 * k], forward[2 * k + 1]
         if not (isinstance(plus, torch.Tensor) and isinstance(minus, torch.Tensor) and plus.shape == v.shape):
-            return ("前向没有返回形状正确的张量", "the forward did not return a tensor of the right shape")
+            return _pair(say("gradcheck.no_forward"))
         got = grads.get(name)
         if not isinstance(got, torch.Tensor) or got.shape != u.shape:
-            return (
-                f"反向没有给出 {name} 的梯度（或形状不对）",
-                f"the backward gave no gradient of {name} (or one of the wrong shape)",
-            )
+            return _pair(say("gradcheck.no_gradient", name=name))
         numeric = float((v * (plus.double() - minus.double())).sum() / (2 * STEP))
         analytic = float((got.double() * u).sum())
         if not abs(analytic - numeric) <= ATOL + RTOL * abs(numeric):
-            return (
-                f"反向公式与数值梯度不一致（{name} 的梯度）：沿一个随机方向，前向的差分给出 {numeric:.6g}，"
-                f"反向给出 {analytic:.6g}",
-                f"the backward formula disagrees with numerical gradients (the gradient of {name}): along a random "
-                f"direction the forward's finite difference gives {numeric:.6g}, the backward {analytic:.6g}",
-            )
+            return _pair(say("gradcheck.disagrees", name=name, numeric=numeric, analytic=analytic))
     return None
+
+
+def _pair(text: Text) -> tuple[str, str]:
+    return text.zh, text.en

@@ -54,12 +54,12 @@ def identity(settings: Settings) -> dict[str, Any]:
 
 
 def code_digest() -> str:
-    """Name, size and modification time of every module of the judge and the sandbox: an edited checkout (an
-    editable install keeps its version number) is a new judge."""
+    """Name, size and modification time of every module of the judge and the sandbox, and of the catalogue's
+    texts: an edited checkout (an editable install keeps its version number) is a new judge."""
     root = Path(__file__).resolve().parents[2]
     h = hashlib.sha256()
     for package in ("judge", "sandbox"):
-        for path in sorted((root / package).rglob("*.py")):
+        for path in sorted([*(root / package).rglob("*.py"), *(root / package).rglob("*.toml")]):
             info = path.stat()
             h.update(f"{path.relative_to(root)}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
     return h.hexdigest()[:16]

@@ -24,7 +24,7 @@ import ast
 import re
 from dataclasses import dataclass, field
 
-from judge.report.feedback import msg
+from judge.report import feedback
 
 CUSTOM_OPS = ("custom_op", "triton_op")  # (name, fn=None, /, *, mutates_args, schema=None, ...)
 REGISTERS = ("register_fake", "impl_abstract", "_register_fake")
@@ -64,13 +64,11 @@ class Declarations:
             if declared.writes != frozenset(written):
                 said, seen = _names(declared.writes), _names(written)
                 raise AssertionError(
-                    msg(
-                        f"第 {declared.line} 行声明 {qualified} 修改 {said}（{declared.how}），"
-                        f"但判题进程里的分发器报告它修改 {seen}：两者必须一致",
-                        f"line {declared.line} declares that {qualified} writes {said} ({declared.how}), but the "
-                        f"dispatcher in the judge's worker reports {seen}: they must agree",
+                    feedback.said(
+                        "declarations.mismatch", line=declared.line, qualified=qualified, said=said,
+                        how=declared.how, seen=seen,
                     )
-                )
+                )  # fmt: skip
 
     def has_fake(self, qualified: str) -> bool | None:
         """Whether the source registers a fake for `qualified` (None: a registration it cannot name)."""

@@ -31,6 +31,12 @@ def msg(zh: str, en: str) -> str:
     return f"{_OPEN}{_flat(zh)}{_SEP}{_flat(en)}{_CLOSE}"
 
 
+def said(msg_id: str, **fields: object) -> str:
+    """The judge catalogue's message msg_id (judge.report.catalog), encoded as msg() encodes a test's own."""
+    text = say(msg_id, **fields)
+    return msg(text.zh, text.en)
+
+
 def decode(text: str) -> Text | None:
     """The bilingual message encoded somewhere in text by msg(), or None when it holds none."""
     match = _ENCODED.search(text or "")

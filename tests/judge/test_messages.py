@@ -147,3 +147,19 @@ def test_every_catalogue_message_has_both_languages_with_the_same_fields():
         filled = {name: (0xD800 if "X" in (spec or "") else 1.5 if spec else "x") for name, spec in _fields(en).items()}
         text = say(msg_id, **filled)
         assert text.zh and text.en, msg_id
+
+
+def test_the_catalogue_is_its_texts_files_each_id_once(tmp_path):
+    """judge/report/texts/*.toml are the catalogue: a message lives in one place, and a file that gives an id twice
+    (in itself or beside another file), or a text without both languages, is refused when the catalogue loads."""
+    from judge.report import catalog
+
+    assert catalog.load() == MESSAGES and len(MESSAGES) > 250
+    (tmp_path / "a.toml").write_text('[x.y]\nzh = "甲"\nen = "a"\n[x.y.z]\nzh = "乙"\nen = "b"\n', encoding="utf-8")
+    assert catalog.load(tmp_path) == {"x.y": ("甲", "a"), "x.y.z": ("乙", "b")}
+    (tmp_path / "b.toml").write_text('[x.y]\nzh = "丙"\nen = "c"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="given twice"):
+        catalog.load(tmp_path)
+    (tmp_path / "b.toml").write_text('[q]\nzh = "丙"\nfr = "c"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="zh and en"):
+        catalog.load(tmp_path)
