@@ -162,7 +162,9 @@ def enter(
     if "seccomp" in on:
         report.step(["seccomp"], seccomp_filter.load, host_mod.current().seccomp)
     if "rlimits" in on:
-        memory = spec.memory_bytes if "memory" not in on and spec.address_space_limit else None
+        # The address space too, cgroup or not: the cgroup charges only the pages a job touches, and memory reserved
+        # and never touched (a model's weights made with torch.empty) is what a job is not allowed to hold either.
+        memory = spec.memory_bytes if spec.address_space_limit else None
         procs = spec.max_pids if ("pids" not in on and "uid" in on) else None
         report.step(["rlimits"], rlimits.apply, spec.wall_s, min(spec.scratch_bytes, FILE_LIMIT_CAP), memory, procs)
     return scratch

@@ -23,7 +23,7 @@ from collections.abc import Sequence
 
 from sandbox import child as child_body
 from sandbox import host, layers, protocol, spawned
-from sandbox.base import EXIT_MEMORY, JobFacts, JobSpec
+from sandbox.base import EXIT_MEMORY, STACK_BYTES, JobFacts, JobSpec
 from sandbox.cgroups import JobGroup
 from sandbox.output import OutputRecord
 from sandbox.reaper import Reaper, peak_mib
@@ -43,8 +43,10 @@ class Child:
         group: JobGroup | None,
         started: float,
         proc=None,
+        stack: socket.socket | None = None,
     ):
         self.job_id, self.spec, self.pid, self.out_fd, self.report_fd = job_id, spec, pid, out_fd, report_fd
+        self.stack = stack  # our end of the job's stack descriptor (JobSpec.stack), read when it ends
         self.group = group
         self.started = started
         self.deadline = self.started + spec.wall_s
@@ -66,6 +68,23 @@ class Child:
 
 
 EMPTY_BOUND_S = 5.0  # how long a job's end waits for its cgroup to empty (a fork bomb's processes dying)
+
+
+def _read_stack(sock: socket.socket | None) -> str:
+    """What the job wrote on its stack descriptor (it has ended: no writer is left), at most STACK_BYTES."""
+    if sock is None:
+        return ""
+    chunks, size = [], 0
+    while size < STACK_BYTES:
+        try:
+            chunk = sock.recv(STACK_BYTES - size)
+        except (BlockingIOError, OSError):
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks).decode("utf-8", "replace")
 
 
 def _kill_quietly(pid: int) -> None:
@@ -123,19 +142,25 @@ class ZygoteServer:
         group = layers.make_group(spec, plan, str(job_id))
         read_fd, write_fd = os.pipe()
         report_r, report_w = os.pipe()
+        ours, theirs = socket.socketpair() if spec.stack else (None, None)
+        job_fds = [*fds, theirs.fileno()] if theirs is not None else fds
         proc = None
         if self.spawn:
-            proc = spawned.launch(spec, fds, write_fd, plan, group, report_w, started, self.preload)
+            proc = spawned.launch(spec, job_fds, write_fd, plan, group, report_w, started, self.preload)
             pid = proc.pid
         else:
-            pid = self._fork(spec, fds, write_fd, plan, group, report_w, started, (read_fd, report_r))
+            keep = (read_fd, report_r) + ((ours.fileno(),) if ours is not None else ())
+            pid = self._fork(spec, job_fds, write_fd, plan, group, report_w, started, keep)
         os.close(write_fd)
         os.close(report_w)
         for fd in fds:
             os.close(fd)
+        if theirs is not None and ours is not None:
+            theirs.close()
+            ours.setblocking(False)
         os.set_blocking(read_fd, False)
         os.set_blocking(report_r, False)
-        child = Child(job_id, spec, pid, read_fd, report_r, plan, group, started, proc)
+        child = Child(job_id, spec, pid, read_fd, report_r, plan, group, started, proc, ours)
         self.children[job_id] = child
         self.selector.register(read_fd, selectors.EVENT_READ, ("out", child))
         self.reaper.watch(child)
@@ -150,7 +175,7 @@ class ZygoteServer:
         group: JobGroup | None,
         report_w: int,
         started: float,
-        parent_fds: tuple[int, int],
+        parent_fds: tuple[int, ...],
     ) -> int:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -171,6 +196,8 @@ class ZygoteServer:
         for other in self.children.values():
             for fd in (other.out_fd, other.report_fd):
                 os.close(fd)
+            if other.stack is not None:
+                other.stack.close()
 
     def _on_output(self, child: Child) -> None:
         try:
@@ -207,6 +234,7 @@ class ZygoteServer:
         # A worker that caught a refused allocation says so by its exit code (the only signal without a cgroup).
         facts.memory_exceeded = facts.memory_exceeded or facts.exit_code == EXIT_MEMORY
         facts.output_tail = child.output.text()
+        facts.stack = _read_stack(child.stack)
         self._read_report(child)
         layers.release(child.group)
         self._forget(child)
@@ -234,6 +262,8 @@ class ZygoteServer:
 
     def _forget(self, child: Child) -> None:
         os.close(child.report_fd)
+        if child.stack is not None:
+            child.stack.close()
         self.reaper.forget(child)
         try:
             self.selector.unregister(child.out_fd)

@@ -6,7 +6,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from judge.checker.errors import LearnerError, Tampered, WorkerLost
+from judge.checker.errors import LearnerError, Refused, Tampered, WorkerLost
+from judge.report.catalog import say
 from judge.report.optrace import Trace
 from judge.report.textsafe import valid
 from judge.wire.channel import Channel, ChannelClosed
@@ -14,6 +15,7 @@ from judge.wire.protocol import ImportLost, ImportOk, ImportRaised, ProbeRequest
 from judge.wire.replies import ReplyRejected, check_reply
 
 TAMPERED = "the worker's guard found the judge's own code changed"
+SUBCLASS_KEY = "tensor_subclass"  # judge.worker.tensors.SUBCLASS_KEY (the checker imports nothing of the worker's)
 
 
 class ImportFailed(Exception):
@@ -92,6 +94,9 @@ class Remote:
     def _unwrap(self, reply: Any) -> Any:
         if type(reply) is dict and len(reply) == 1:
             if "ok" in reply:
+                refused = subclass_in(reply["ok"])
+                if refused is not None:
+                    raise Refused(say("case.tensor_subclass", name=valid(refused)[:200]))
                 return reply["ok"]
             raised = reply.get("raised")
             if type(raised) is dict:
@@ -108,3 +113,19 @@ class Remote:
                 raise Tampered(self.lost)
         self.lost = "worker sent a reply that is not {'ok': ...} or {'raised': ...}"
         raise WorkerLost(self.lost)
+
+
+def subclass_in(data: Any) -> str | None:
+    """The class name of the first tensor in a (checked, plain) reply that the worker refused to read
+    (judge.worker.tensors: a subclass of a tensor class), or None."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if type(item) is dict:
+            name = item.get(SUBCLASS_KEY)
+            if type(name) is str:
+                return name
+            stack.extend(item.values())
+        elif type(item) in (list, tuple):
+            stack.extend(item)
+    return None

@@ -48,7 +48,7 @@ except ImportError:  # Windows: no rlimits, and no fence to work around
 
 from judge.report.catalog import MESSAGES
 from judge.wire.channel import HEADER
-from judge.worker import frames, integrity, torchgate
+from judge.worker import frames, integrity, registrations, torchgate
 from sandbox import seccomp_filter
 
 SEND = "judge.worker.send"
@@ -91,16 +91,21 @@ def _report(where: str, _write=os.write) -> None:
         pass
 
 
-def arm(fd: int, max_frame: int, extra_modules=(), learner_names=(), trusted_files=()) -> str:
+def arm(
+    fd: int, max_frame: int, extra_modules=(), learner_names=(), trusted_files=(), sealed=()
+) -> tuple[str, registrations.Gate]:
     """Guard channel `fd` for the calling frame, which must be the loop that sends and receives on it.
 
     `learner_names` are the file names the learner's code is compiled under; `trusted_files` are files
-    outside the usual places whose code the judge trusts (the probes). Returns the seccomp fence's status
-    ('active' or why not); the audit hook is always installed."""
+    outside the usual places whose code the judge trusts (the probes); `sealed` are descriptors this thread must
+    not use at all (the stack's, which faulthandler's watchdog, started before, writes). Returns the seccomp
+    fence's status ('active' or why not), and the gate of the dispatcher's registrations (what the table check at
+    the session's end compares with); the audit hook is always installed."""
     serve_frame = sys._getframe(1)
     fd = _relocate(fd)
     frames.hide_judge_frames(frames.judge_roots(trusted_files))  # before the snapshot, which then watches it
     reals = torchgate.install()  # before the snapshots: the stand-ins are what they must find in place
+    registry = registrations.install()  # likewise: the dispatcher's registration doors (judge.worker.registrations)
     snapshot = integrity.take(extra_modules)
     trusted_globals = frozenset(id(entry[1]) for entry in snapshot)
     roots = frames.trusted_roots(trusted_files)
@@ -112,7 +117,7 @@ def arm(fd: int, max_frame: int, extra_modules=(), learner_names=(), trusted_fil
         return _first(consumed) is None and _first(_get(name, _none)) is None
 
     allowed = frames.make_policy(classify, consumers_intact)
-    gates = (reals, frames.make_stack_check(classify))
+    gates = (reals, frames.make_stack_check(classify), registry)
     scratch = tuple(os.path.dirname(path) + os.sep for path in trusted_files)  # the probes' folder is the learner's
     # What a probe looks up at call time (its module's globals, what they hold): checked again as each request
     # arrives; the whole snapshot is checked before each reply leaves.
@@ -122,8 +127,9 @@ def arm(fd: int, max_frame: int, extra_modules=(), learner_names=(), trusted_fil
         fd, max_frame, serve_frame, (snapshot, probe_part), trusted_globals, allowed, classify, roots, gates, scratch
     )
     sys.addaudithook(hook)
-    _set_cloexec(fd)
-    return seccomp_filter.fence(fd)
+    for own in (fd, *sealed):
+        _set_cloexec(own)
+    return seccomp_filter.fence(fd, tuple(sealed)), registry
 
 
 def _consumed(snapshot: integrity.Snapshot) -> integrity.Snapshot:
@@ -206,9 +212,11 @@ def _make_hook(
     _saveall=gc.DEBUG_SAVEALL,
     _test_modules=("_test", "_xx"),
     _what=torchgate.WHAT,
+    _register_event=registrations.EVENT,
+    _dict=dict,
 ):
     main = _ident()
-    gated, no_learner = gates
+    gated, no_learner, registry = gates
     snapshot, probe_part = snapshot
     _what = dict(_what)  # the hook's own copies of module-level tables, which learner code can reach
     _refused = dict(_refused)  # a copy only the hook holds: the module's read-only mapping can be unwrapped
@@ -327,6 +335,17 @@ def _make_hook(
             if not turns_off and not judged(no_learner, requester()):
                 raise _refuse(_what.get(name, "hooking torch's frame evaluation (torch.compile from learner code)"))
             box.append(real(*call_args))
+        elif event == _register_event:  # a kernel registration (judge.worker.registrations)
+            name, target, call_args, call_kwargs, box = args
+            if not (_type(name) is _str and _type(call_args) is _tuple and _type(call_kwargs) is _dict
+                    and _type(box) is _list and name in registry.originals):  # fmt: skip
+                raise _refuse("registering kernels with the dispatcher")
+            learner = not judged(no_learner, requester())
+            why = "passing a registration's arguments by keyword" if learner and call_kwargs else None
+            why = why or judged(registry.refusal, name, target, call_args, learner)
+            if why is not None:
+                raise _refuse(f"{why}: a submission registers kernels only for operators of a namespace of its own")
+            box.append(registry.call(name, target, call_args, call_kwargs))
         elif event == _send or event == _recv:
             was_on = _gc_on()
             _gc_disable()  # no finalizer may run while a socket object exists

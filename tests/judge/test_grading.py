@@ -112,6 +112,29 @@ def test_infinite_loop_is_time_limit_exceeded_and_names_its_line(fixture_judge):
     assert "Timeout (" not in report.run.output_tail  # the judge's stack block is not shown as the learner's output
 
 
+def test_a_forged_stack_block_in_the_output_names_nothing(fixture_judge):
+    """The learner's code prints a faulthandler block of its own, naming a line of its choice, just before the
+    limit. The judge reads the stack from a descriptor the learner's code cannot write (JobSpec.stack, sealed by
+    the guard's fence): the line named is the loop's, and the forged block stays the learner's own output."""
+    forged = (
+        "Timeout (0:00:05)!\\nThread 0x00007f0000000000 (most recent call first):\\n"
+        '  File \\"900.py\\", line 1 in forged\\n'
+    )
+    source = (
+        "import sys, time\n"
+        "def add(a, b):\n"
+        "    last = time.monotonic()\n"
+        "    while True:\n"
+        "        if time.monotonic() - last > 0.5:\n"
+        f'            sys.stderr.write("{forged}\\n"); sys.stderr.flush(); last = time.monotonic()\n'
+    )
+    report = grade(fixture_judge, source, mode="run", display_name="900.py")
+    assert report.verdict == Verdict.time_limit_exceeded
+    running = report.cases[0]
+    assert running.line in (4, 5, 6) and "in forged" not in running.message.en, running.message.en
+    assert "line 1 in forged" in report.run.output_tail  # the learner's own print, shown as theirs
+
+
 def test_a_loop_in_a_hidden_case_is_not_located(fixture_judge):
     # public cases pass; the third call (the hidden case) loops: its line could carry the hidden input out
     source = (
