@@ -29,6 +29,9 @@ class Remote:
         self.lost: str | None = None
         self.import_error: ImportRaised | None = None
         self.tampered = False
+        # The notes the worker's guard sent while the last probe call ran (judge.worker.compiled: each graph the
+        # judge's own backend compiled, as it compiled it): data the checker owns, which no reply can take back.
+        self.notes: list[dict[str, Any]] = []
 
     def handshake(self) -> ImportOk | ImportRaised | ImportLost:
         """Wait for the worker's import report; returns it (also stored on failure)."""
@@ -62,8 +65,9 @@ class Remote:
             raise (Tampered if self.tampered else WorkerLost)(self.lost)
         try:
             request: ProbeRequest = {"probe": probe, "args": list(args), "kwargs": kwargs}
+            self.notes = []
             self.channel.send(request)
-            reply = check_reply(self.channel.recv(self.deadline))
+            reply = self._reply()
         except (ChannelClosed, OSError) as exc:
             self.lost = str(exc)
             raise WorkerLost(self.lost) from None
@@ -71,6 +75,25 @@ class Remote:
             self.lost = f"worker reply rejected: {exc}"
             raise WorkerLost(self.lost) from None
         return self._unwrap(reply)
+
+    def _reply(self, _limit: int = 10_000) -> Any:
+        """The probe's reply, after the notes sent while it ran (at most `_limit` of them: a flood is a lost worker)."""
+        for _ in range(_limit):
+            frame = check_reply(self.channel.recv(self.deadline))
+            if type(frame) is dict and len(frame) == 1 and type(frame.get("note")) is dict:
+                self.notes.append(frame["note"])
+                continue
+            return frame
+        raise ReplyRejected(f"more than {_limit} notes in one probe call")
+
+    def graphs(self) -> list[list[str]]:
+        """The graphs Dynamo compiled through the judge's backend during the last call: each one's node targets."""
+        found = []
+        for note in self.notes:
+            graph = note.get("graph")
+            if type(graph) is dict and type(graph.get("targets")) is list:
+                found.append([str(t) for t in graph["targets"]])
+        return found
 
     def trace(self, probe: str, args: list[Any], kwargs: dict[str, Any]) -> Trace | None:
         """The op trace of probes.<probe>(solution, *args, **kwargs) (judge.worker.optrace), or None when the
@@ -80,7 +103,7 @@ class Remote:
         try:
             request: ProbeRequest = {"probe": probe, "args": args, "kwargs": kwargs, "trace": True}
             self.channel.send(request)
-            reply = check_reply(self.channel.recv(self.deadline))
+            reply = self._reply()
         except (ChannelClosed, OSError, ReplyRejected, ValueError) as exc:
             self.lost = f"worker lost while tracing: {exc}"
             return None

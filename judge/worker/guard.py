@@ -47,8 +47,9 @@ except ImportError:  # Windows: no rlimits, and no fence to work around
     resource = None  # type: ignore[assignment]  # checked for None where rlimits are used
 
 from judge.report.catalog import MESSAGES
-from judge.wire.channel import HEADER
-from judge.worker import frames, integrity, registrations, torchgate
+from judge.wire.channel import HEADER, encode
+from judge.wire.replies import check_reply
+from judge.worker import compiled, frames, integrity, registrations, torchgate
 from sandbox import seccomp_filter
 
 SEND = "judge.worker.send"
@@ -214,6 +215,11 @@ def _make_hook(
     _what=torchgate.WHAT,
     _register_event=registrations.EVENT,
     _dict=dict,
+    _note_event=compiled.NOTE,
+    _note_code=compiled.NOTE_CODE,
+    _backend_code=compiled.BACKEND_CODE,
+    _encode=encode,
+    _check_reply=check_reply,
 ):
     main = _ident()
     gated, no_learner, registry = gates
@@ -335,6 +341,21 @@ def _make_hook(
             if not turns_off and not judged(no_learner, requester()):
                 raise _refuse(_what.get(name, "hooking torch's frame evaluation (torch.compile from learner code)"))
             box.append(real(*call_args))
+        elif event == _note_event:  # a graph the judge's backend compiles (judge.worker.compiled): to the checker now
+            frame = requester()
+            backend = frame.f_back
+            dynamo = backend.f_back if backend is not None else None
+            if not (frame.f_code is _note_code and backend.f_code is _backend_code and dynamo is not None
+                    and _trusted_name(dynamo.f_code.co_filename, roots) and _type(args[0]) is _dict
+                    and judged(no_learner, frame)):  # fmt: skip
+                raise _refuse("reporting compiled graphs")
+            was_on = _gc_on()
+            _gc_disable()  # no finalizer may run while a socket object exists
+            try:
+                send(_encode(_check_reply({"note": args[0]})))
+            finally:
+                if was_on:
+                    _gc_enable()
         elif event == _register_event:  # a kernel registration (judge.worker.registrations)
             name, target, call_args, call_kwargs, box = args
             if not (_type(name) is _str and _type(call_args) is _tuple and _type(call_kwargs) is _dict
