@@ -107,6 +107,7 @@ OBSERVED_ATTRIBUTES = frozenset(
     }
 )  # fmt: skip
 TYPE_TESTS = frozenset({"isinstance", "issubclass", "type"})
+BUILTIN_TYPES = frozenset({"type", "object", "dict", "tuple", "list", "str", "int"})  # their own descriptors, bound
 
 
 def _module_aliases(tree: ast.AST) -> set[str]:
@@ -127,14 +128,33 @@ def _base_name(node: ast.AST) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
+RUN_NOT_READ = "RUN_NOT_READ"
+
+
+def _programs(tree: ast.Module) -> list[ast.AST]:
+    """The functions a probes file names in `RUN_NOT_READ = ("name", ...)`: programs the probes run (exercise 101's,
+    under the learner's dispatch mode) and the checker runs again, whose results the probes read through the
+    accessors. Their bodies compute; they observe nothing, so the rule passes over them."""
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id == RUN_NOT_READ for t in node.targets):
+            if isinstance(node.value, (ast.Tuple, ast.List)):
+                names |= {e.value for e in node.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)}
+    return [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name in names]
+
+
 def observing_reads(source: str) -> list[Finding]:
     """Every direct read of a tensor's metadata, call of an observing tensor method, and type test in a probes
-    file's source (each has its accessor in judge.worker.tensors)."""
+    file's source (each has its accessor in judge.worker.tensors), outside the programs it names in RUN_NOT_READ."""
     tree = ast.parse(source)
     modules = _module_aliases(tree)
+    skipped = {id(node) for program in _programs(tree) for node in ast.walk(program)}
     found: list[Finding] = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and node.attr in OBSERVED_ATTRIBUTES and _base_name(node) not in modules:
+        if id(node) in skipped:
+            continue
+        base = _base_name(node) if isinstance(node, ast.Attribute) else None
+        if isinstance(node, ast.Attribute) and node.attr in OBSERVED_ATTRIBUTES and base not in modules | BUILTIN_TYPES:
             found.append(Finding(node.lineno, f"reads .{node.attr} directly: use judge.worker.tensors"))
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in TYPE_TESTS:
             found.append(Finding(node.lineno, f"tests a type with {node.func.id}(): use judge.worker.tensors"))

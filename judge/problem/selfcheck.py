@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from judge.problem.folders import Problem
-from judge.problem.probe_rules import check_probes_file
+from judge.problem.probe_rules import check_observing_file, check_probes_file
 from judge.problem.statement import unrendered
 from judge.report.i18n import LANGS, Text
 from judge.report.models import Outcome, Report, Verdict
@@ -150,6 +150,14 @@ def static_checks(problem: Problem) -> Iterator[Check]:
         not decides,
         0.0,
         _listed(decides) + where,
+    )
+    reads = [str(f) for f in check_observing_file(problem.root / "tests" / "probes.py")]
+    where = " — read tensors through judge.worker.tensors (docs/authoring.en.md)" if reads else ""
+    yield Check(
+        "probes read tensors only through the worker's accessors (no .dtype, .shape, isinstance(...) in probes.py)",
+        not reads,
+        0.0,
+        _listed(reads) + where,
     )
     started = time.monotonic()
     try:

@@ -30,7 +30,9 @@ _size, _stride, _offset, _dim = (_C[k] for k in ("size", "stride", "storage_offs
 _dtype, _device, _requires_grad, _version, _grad, _is_meta, _layout = (
     _C[k].__get__ for k in ("dtype", "device", "requires_grad", "_version", "grad", "is_meta", "layout")
 )
-_data_ptr, _is_contiguous, _untyped_storage = (_C[k] for k in ("data_ptr", "is_contiguous", "untyped_storage"))
+_data_ptr, _is_contiguous, _untyped_storage, _element_size = (
+    _C[k] for k in ("data_ptr", "is_contiguous", "untyped_storage", "element_size")
+)
 _detach, _clone, _contiguous, _to, _requires_grad_ = (
     _C[k] for k in ("detach", "clone", "contiguous", "to", "requires_grad_")
 )
@@ -77,6 +79,11 @@ def type_name(x: Any, _type=type, _name=_type_name, _module=_type_module, _str=s
     module = _module(cls)
     name = _name(cls)
     return name if _type(module) is not _str or module == "builtins" else f"{module}.{name}"
+
+
+def mro(x: Any, _type=type, _mro=_mro) -> tuple[type, ...]:
+    """The classes an object's type derives from, as CPython holds them (to test `dict in mro(x)`)."""
+    return _mro(_type(x))
 
 
 def refused(x: Any, _name=type_name) -> dict[str, str]:
@@ -148,6 +155,11 @@ def storage_ptr(t: Any, _storage=_untyped_storage, _ptr=_storage_ptr, _int=int) 
 
 def data_ptr(t: Any, _ptr=_data_ptr, _int=int) -> int:
     return _int(_ptr(t))
+
+
+def element_size(t: Any, _size=_element_size, _int=int) -> int:
+    """Bytes per element."""
+    return _int(_size(t))
 
 
 def offset(t: Any, _offset=_offset, _dim=dim) -> Any:

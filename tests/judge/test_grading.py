@@ -220,3 +220,27 @@ def test_a_stack_summary_names_no_frame_of_the_judge_or_the_probes(fixture_judge
     assert "STACK" in shown and "add@" in shown  # the learner's own frame is there
     for hidden in ("probes.py", "main.py", "serve", "_call", "guard.py"):
         assert hidden not in shown, shown
+
+
+def test_no_path_of_the_judges_installation_reaches_the_learner(fixture_judge):
+    """Warnings at every stacklevel (which name the probes', the judge's and torch's files), printed __file__s of
+    whatever is reachable, and an exception carrying one: the report shows none of the host's install paths."""
+    import sys
+    import sysconfig
+    from pathlib import Path
+
+    import judge
+
+    source = (
+        "import sys, warnings\nimport torch\n"
+        "print(torch.__file__, sys.modules['judge.worker.main'].__file__, warnings.__file__)\n"
+        "def add(a, b):\n"
+        "    for level in range(1, 16):\n"
+        "        warnings.warn(f'level {level}', stacklevel=level)\n"
+        "    raise RuntimeError('from ' + torch.__file__)\n"
+    )
+    report = grade(fixture_judge, source, mode="run")
+    shown = report.public("en").model_dump_json() + report.public("zh").model_dump_json()
+    roots = {str(Path(judge.__file__).resolve().parents[1]), sys.prefix, sysconfig.get_paths()["purelib"]}
+    assert "level 15" in shown and "<site-packages>/torch" in shown  # the warnings and prints are there, paths hidden
+    assert not [root for root in roots if root in shown], roots
