@@ -66,7 +66,7 @@ def _first_failure(results: dict) -> str | None:
     return next((test for test in OPCHECK_TESTS if test in results and results[test] != "SUCCESS"), None)
 
 
-def _opcheck(op, plain: tuple, with_grad: tuple) -> str | None:
+def _opcheck(op, plain: tuple, with_grad: tuple | None) -> str | None:
     """opcheck's first failing test, test_schema on `plain`, the others on `with_grad`."""
     results = torch.library.opcheck(op, plain, test_utils=("test_schema",), raise_exception=False)
     if with_grad is not None:
