@@ -131,19 +131,7 @@ def enter(
     if "mount" in on and "mount" not in report.changed:
         scratch = spec.workdir or DEFAULT_SCRATCH
         view = paths.host_view(spec.hide) if spec.hide else host_mod.current().view
-        report.step(
-            ["mount"],
-            mounts.build,
-            view,
-            scratch,
-            spec.workdir,
-            spec.scratch_bytes,
-            spec.shm_bytes,
-            uid,
-            gid,
-            "pid" in on,
-            spec.scratch_exec,
-        )
+        report.step(["mount"], mounts.build, view, scratch, spec, uid, gid, "pid" in on)
     elif scratch and "uid" in on:
         report.step(["uid"], os.chown, scratch, uid, gid)  # the job's own folder, on the host
     if "uid" in on:

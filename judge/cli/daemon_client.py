@@ -45,9 +45,10 @@ def grade(
     on_event: EventSink | None,
     display_name: str,
     err: Console,
-    lang: Lang,
 ) -> Report | None:
-    """The warm judge's report; JudgeError as in-process; None: judge in-process (after saying why, if it matters)."""
+    """The warm judge's report; JudgeError as in-process; None: judge in-process (after saying why, if it matters,
+    in settings.lang)."""
+    lang = settings.lang
     settings = _absolute(settings)
     path = socket_path(settings, identity(settings))
     if path is None:

@@ -36,6 +36,7 @@ import gc
 import os
 import sys
 import types
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -119,13 +120,14 @@ def arm(
 
     allowed = frames.make_policy(classify, consumers_intact)
     gates = (reals, frames.make_stack_check(classify), registry)
-    scratch = tuple(os.path.dirname(path) + os.sep for path in trusted_files)  # the probes' folder is the learner's
     # What a probe looks up at call time (its module's globals, what they hold): checked again as each request
     # arrives; the whole snapshot is checked before each reply leaves.
     names = tuple(module.__name__ for module in extra_modules)
     probe_part = tuple(e for e in snapshot if e[0] in names or e[0].startswith(tuple(n + "." for n in names)))
+    scratch = tuple(os.path.dirname(path) + os.sep for path in trusted_files)  # the probes' folder is the learner's
+    policy = (allowed, classify)
     hook = _make_hook(
-        fd, max_frame, serve_frame, (snapshot, probe_part), trusted_globals, allowed, classify, roots, gates, scratch
+        _Watch(fd, max_frame, serve_frame, (snapshot, probe_part), trusted_globals, policy, roots, gates, scratch)
     )
     sys.addaudithook(hook)
     for own in (fd, *sealed):
@@ -162,17 +164,24 @@ def _set_cloexec(fd: int) -> None:
     os.set_inheritable(fd, False)  # a program the learner executes must not inherit the channel; fenced from now on
 
 
+@dataclass(frozen=True)
+class _Watch:
+    """What the hook guards and checks against, made by arm() before the submission runs; the hook reads it into
+    its own locals once, so nothing of it is looked up while the submission runs."""
+
+    fd: int  # the channel
+    max_frame: int
+    serve_frame: Any  # the serve loop's frame: the one caller the channel's events are served for
+    snapshot: tuple[Any, Any]  # (the whole integrity snapshot, the probes' part of it)
+    trusted_globals: frozenset[int]  # ids of the trusted modules' dicts (their functions' code stays theirs)
+    policy: tuple[Any, Any]  # (allowed(frame) for frame requests, classify(frame))
+    roots: tuple[str, ...]  # the trusted folders (judge.worker.frames.trusted_roots); the probes' is the scratch
+    gates: tuple[Any, Any, Any]  # (torchgate's originals, no_learner(frame), the dispatcher registrations' gate)
+    scratch: tuple[str, ...]  # the probes' folder, which is the learner's scratch: no trusted bytecode comes from it
+
+
 def _make_hook(
-    fd,
-    max_frame,
-    serve_frame,
-    snapshot,
-    trusted_globals,
-    allowed,
-    classify,
-    roots,
-    gates,
-    scratch,
+    watch: _Watch,
     # Bound now: the learner may rebind the module-level and builtin names later.
     _type=type,
     _str=str,
@@ -221,9 +230,11 @@ def _make_hook(
     _encode=encode,
     _check_reply=check_reply,
 ):
+    fd, max_frame, serve_frame, trusted_globals = watch.fd, watch.max_frame, watch.serve_frame, watch.trusted_globals
+    (snapshot, probe_part), (allowed, classify), roots = watch.snapshot, watch.policy, watch.roots
+    gated, no_learner, registry = watch.gates
+    scratch = watch.scratch
     main = _ident()
-    gated, no_learner, registry = gates
-    snapshot, probe_part = snapshot
     _what = dict(_what)  # the hook's own copies of module-level tables, which learner code can reach
     _refused = dict(_refused)  # a copy only the hook holds: the module's read-only mapping can be unwrapped
     busy = {}  # threads inside the hook's own frame lookups: the audit events those raise are the hook's own
