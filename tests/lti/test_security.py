@@ -130,7 +130,10 @@ def test_a_link_without_an_exercise_is_refused_with_what_to_do(setup):
 
 def test_an_unregistered_platforms_login_is_refused(setup):
     answer = httpx.get(
-        setup.tool.url + "/lti/login", params={"iss": "https://evil.example", "login_hint": "x"}, timeout=30
+        setup.tool.url + "/lti/login",
+        params={"iss": "https://evil.example", "login_hint": "x"},
+        headers={"accept-language": "en"},
+        timeout=30,
     )
     assert answer.status_code == 400 and "not registered" in answer.text
 
