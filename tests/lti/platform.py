@@ -314,6 +314,33 @@ def create_app(platform: Platform) -> FastAPI:
         platform.write("lineitems.json", lineitems)
         return HTMLResponse(f"<p id='dl-done'>{len(items)} items added</p>")
 
+    # LTI Dynamic Registration's platform side (lti1p3platform has none): the configuration and the endpoint
+    # that takes the tool's registration and gives it a client id and a deployment of its own.
+    @app.get("/.well-known/openid-configuration")
+    def openid_configuration() -> Response:
+        return JSONResponse(
+            {
+                "issuer": platform.url,
+                "authorization_endpoint": f"{platform.url}/auth",
+                "token_endpoint": f"{platform.url}/token",
+                "jwks_uri": f"{platform.url}/jwks",
+                "registration_endpoint": f"{platform.url}/register",
+                "https://purl.imsglobal.org/spec/lti-platform-configuration": {"product_family_code": "tests"},
+            }
+        )
+
+    @app.post("/register")
+    async def register(request: Request) -> Response:
+        if request.headers.get("authorization") != "Bearer reg-token":
+            return JSONResponse({"error": "invalid registration token"}, status_code=401)
+        asked = await request.json()
+        platform.write("registration.json", {"client_id": "dyn-client", "deployment_id": "dyn-deployment"})
+        platform.write("tool_registration.json", asked)
+        tool = "https://purl.imsglobal.org/spec/lti-tool-configuration"
+        return JSONResponse(
+            {**asked, "client_id": "dyn-client", tool: {**asked[tool], "deployment_id": "dyn-deployment"}}
+        )
+
     @app.get("/gradebook")
     def gradebook() -> Response:
         return JSONResponse(
