@@ -200,6 +200,8 @@ class WebMiddleware:
                 policy = DOCS_CSP if docs else CSP
                 if frames:
                     policy = policy.replace("frame-ancestors 'none'", f"frame-ancestors 'self' {frames}")
+                if state.get("form_action"):  # the deep-linking response posts back to its LMS
+                    policy = policy.replace("form-action 'self'", f"form-action 'self' {state['form_action']}")
                 headers += [
                     (b"content-security-policy", policy.encode()),
                     (b"x-content-type-options", b"nosniff"),

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -68,17 +69,17 @@ class PlatformServer:
     def write(self, name: str, value: object) -> None:
         (self.folder / name).write_text(json.dumps(value))
 
-    def read(self, name: str, default: object) -> object:
+    def read(self, name: str, default: Any) -> Any:
         path = self.folder / name
         return json.loads(path.read_text()) if path.exists() else default
 
-    def link(self, link_id: str, exercise: str | None, lineitem: str | None = "li-1", **extra: object) -> None:
+    def link(self, link_id: str, exercise: str | None, lineitem: str | None = "li-1", **extra: Any) -> None:
         """A resource link in the course (and its line item, scoreMaximum 10: scaled scores are visible)."""
         links = self.read("links.json", {})
         custom = {"exercise": exercise} if exercise is not None else {}
         links[link_id] = {
             "title": f"Exercise {exercise}",
-            "custom": custom | extra.pop("custom", {}),
+            "custom": custom,
             "lineitem": lineitem,
             **extra,
         }
@@ -149,7 +150,7 @@ def launch(client: httpx.Client, lms: Lms, user: str, link: str, tamper=None) ->
     page = client.get(f"{lms.platform.url}/launch", params={"user": user, "link": link}, follow_redirects=True)
     assert page.status_code == 200, page.text[:500]
     fields = {name: html.unescape(value) for name, value in FORM_FIELD.findall(page.text)}
-    action = html.unescape(FORM_ACTION.search(page.text).group(1))
+    action = html.unescape(found(FORM_ACTION.pattern, page.text)[0])
     if tamper is not None:
         fields = tamper(fields)
     return client.post(action, data=fields)
@@ -174,3 +175,10 @@ def wait_for(what, condition, timeout: float = 90.0):
         if time.monotonic() > deadline:
             pytest.fail(f"timed out waiting for {what}")
         time.sleep(0.2)
+
+
+def found(pattern: str, text: str) -> tuple[str, ...]:
+    """The groups of pattern's first match in text (the test fails, saying so, where there is none)."""
+    match = re.search(pattern, text, re.S)
+    assert match is not None, f"{pattern!r} not in {text[:300]!r}"
+    return match.groups()

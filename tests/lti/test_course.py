@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import csv
 import io
-import re
 import sqlite3
 
 import httpx
 import pytest
 
-from tests.lti.conftest import REFERENCE, Lms, launch, wait_for
+from tests.lti.conftest import REFERENCE, Lms, found, launch, wait_for
 
 pytestmark = pytest.mark.slow
 EN = {"accept-language": "en"}
@@ -42,7 +41,7 @@ def states(lms) -> list[str]:
 
 
 def row_of(view: str, sub: str) -> str:
-    return re.search(rf'<tr data-learner="{sub}">(.*?)</tr>', view, re.S).group(1)
+    return found(rf'<tr data-learner="{sub}">(.*?)</tr>', view)[0]
 
 
 def test_the_roster_holds_everyone_with_their_best_and_its_passback(course):
@@ -56,7 +55,7 @@ def test_the_roster_holds_everyone_with_their_best_and_its_passback(course):
         assert 'data-passback="sent"' in ada and "in the gradebook" in ada
         assert "Grace Hopper" in grace and "not submitted" in grace  # on the roster, never submitted
         assert 'data-learner="teacher-1"' not in view.text  # instructors are not graded
-        learner_page = re.search(r'href="(/lti/course/learner/[^"]+)">Ada', ada).group(1)
+        learner_page = found(r'href="(/lti/course/learner/[^"]+)">Ada', ada)[0]
         code = teacher.get(course.tool.url + learner_page)
         assert code.status_code == 200 and "register_fake" in code.text and "accepted" in code.text
 
@@ -82,4 +81,4 @@ def test_the_roster_holds_everyone_with_their_best_and_its_passback(course):
 
 
 def csrf(view: str) -> str:
-    return re.search(r'name="csrf" value="([0-9a-f]+)"', view).group(1)
+    return found(r'name="csrf" value="([0-9a-f]+)"', view)[0]

@@ -11,7 +11,7 @@ import re
 import httpx
 import pytest
 
-from tests.lti.conftest import Lms, launch
+from tests.lti.conftest import Lms, found, launch
 
 RETURN_FORM = re.compile(
     r'<form method="post" action="([^"]+)" id="lti-autosubmit">\s*<input type="hidden" '
@@ -32,13 +32,13 @@ def pick(lms, teacher: httpx.Client, points: str = "20") -> tuple[str, str]:
     assert launch(teacher, lms, "teacher-1", "deeplink").headers["location"] == "/lti/picker"
     picker = teacher.get(lms.tool.url + "/lti/picker")
     assert picker.status_code == 200
-    row = re.search(r'<tr data-exercise="100">(.*?)</tr>', picker.text, re.S).group(1)
+    row = found(r'<tr data-exercise="100">(.*?)</tr>', picker.text)[0]
     assert "自定义算子" in row or "Custom" in row  # the title, its chapter and languages are in the HTML itself
     assert "中文 · English" in row
-    csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', picker.text).group(1)
+    csrf = found(r'name="csrf" value="([0-9a-f]+)"', picker.text)[0]
     answer = teacher.post(lms.tool.url + "/lti/picker", data={"csrf": csrf, "pick": "100", "points-100": points})
     assert answer.status_code == 200, answer.text[:500]
-    action, token = RETURN_FORM.search(answer.text).groups()
+    action, token = found(RETURN_FORM.pattern, answer.text)
     return html.unescape(action), html.unescape(token)
 
 
@@ -83,7 +83,7 @@ def test_a_tampered_picker_form_is_refused(lms, form, why):
     with httpx.Client(timeout=60, headers={"accept-language": "en"}) as teacher:
         assert launch(teacher, lms, "teacher-1", "deeplink").status_code == 303
         picker = teacher.get(lms.tool.url + "/lti/picker").text
-        csrf = re.search(r'name="csrf" value="([0-9a-f]+)"', picker).group(1)
+        csrf = found(r'name="csrf" value="([0-9a-f]+)"', picker)[0]
         answer = teacher.post(lms.tool.url + "/lti/picker", data={"csrf": csrf, **form})
         assert answer.status_code == 400 and why in answer.text
         forged = teacher.post(lms.tool.url + "/lti/picker", data={"csrf": "0" * 64, "pick": "100"})

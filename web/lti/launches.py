@@ -123,12 +123,15 @@ def origins(body: Mapping[str, Any], extra: str) -> list[str]:
         (body.get(NRPS) or {}).get("context_memberships_url"),
         (body.get(DL_SETTINGS) or {}).get("deep_link_return_url"),
     ]
-    found = []
-    for url in urls:
-        parts = urlsplit(str(url or ""))
-        if parts.scheme in ("http", "https") and parts.netloc and " " not in parts.netloc:
-            found.append(f"{parts.scheme}://{parts.netloc}")
+    found = [origin for origin in map(origin_of, urls) if origin]
     return list(dict.fromkeys([*found, *extra.split()]))
+
+
+def origin_of(url: object) -> str | None:
+    """scheme://host[:port] of an http(s) URL, else None (nothing else may enter a content policy)."""
+    parts = urlsplit(str(url or ""))
+    ok = parts.scheme in ("http", "https") and parts.netloc and not set(parts.netloc) & set(" ;,'\"")
+    return f"{parts.scheme}://{parts.netloc}" if ok else None
 
 
 def record(tool: LtiTool, body: Mapping[str, Any], launch_id: str) -> LtiSession:

@@ -189,6 +189,7 @@ async def picked(request: Request) -> HTMLResponse:
         )
     except Refused as exc:
         return refused(request, exc)
+    request.scope["state"]["form_action"] = launches.origin_of(return_url)  # our CSP lets the form post back
     return page(request, "return.html", return_url=return_url, jwt=token)
 
 
