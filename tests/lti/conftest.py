@@ -52,14 +52,15 @@ class PlatformServer:
                 stderr=subprocess.STDOUT,
                 start_new_session=True,
             )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(self.url + "/jwks", timeout=2).status_code == 200:
-                    return self
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        raise RuntimeError("platform did not start: " + (self.folder / "platform.log").read_text()[-2000:])
+        wait_for("the platform to answer", self.answers, timeout=30)
+        return self
+
+    def answers(self) -> bool:
+        assert self.proc is not None and self.proc.poll() is None, (self.folder / "platform.log").read_text()[-2000:]
+        try:
+            return httpx.get(self.url + "/jwks", timeout=2).status_code == 200
+        except httpx.HTTPError:
+            return False
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:

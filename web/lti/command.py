@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -10,46 +12,46 @@ if TYPE_CHECKING:
     from web.lti.registry import Registry
 
 
-def _registry() -> Registry:
+@contextmanager
+def _registry() -> Iterator[Registry]:
+    """The registry over the service's database, closed after the command."""
     from web.config import WebSettings  # noqa: PLC0415 - the web stack loads only for this command
     from web.lti.db import LtiDb  # noqa: PLC0415
     from web.lti.registry import Registry  # noqa: PLC0415
 
-    return Registry(LtiDb.open(WebSettings().database()))
+    registry = Registry(LtiDb.open(WebSettings().database()))
+    try:
+        yield registry
+    finally:
+        registry.db.close()
 
 
 def _add(args: argparse.Namespace, settings: Settings) -> int:
     from web.lti.registry import Platform, RegistrationError  # noqa: PLC0415
 
-    registry = _registry()
+    wanted = Platform(
+        id=0,
+        issuer=args.issuer,
+        client_id=args.client_id,
+        auth_login_url=args.auth_login_url,
+        auth_token_url=args.auth_token_url,
+        key_set_url=args.key_set_url,
+        auth_audience=args.auth_audience,
+        deployments=[args.deployment_id],
+    )
     try:
-        platform = registry.add(
-            Platform(
-                id=0,
-                issuer=args.issuer,
-                client_id=args.client_id,
-                auth_login_url=args.auth_login_url,
-                auth_token_url=args.auth_token_url,
-                key_set_url=args.key_set_url,
-                auth_audience=args.auth_audience,
-                deployments=[args.deployment_id],
-            )
-        )
+        with _registry() as registry:
+            platform = registry.add(wanted)
     except RegistrationError as exc:
         print(f"judge lti add-platform: {exc.message}")
         return 2
-    finally:
-        registry.db.close()
     print(f"platform {platform.id}: {platform.issuer} client {platform.client_id}, deployments {platform.deployments}")
     return 0
 
 
 def _list(args: argparse.Namespace, settings: Settings) -> int:
-    registry = _registry()
-    try:
+    with _registry() as registry:
         platforms = registry.all()
-    finally:
-        registry.db.close()
     if not platforms:
         print("no platform registered: judge lti add-platform --issuer ... (docs/lti.md)")
     for p in platforms:
@@ -61,8 +63,10 @@ def _list(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _remove(args: argparse.Namespace, settings: Settings) -> int:
-    registry = _registry()
-    try:
+    if args.id is None and args.issuer is None:
+        print("judge lti remove-platform: name the platform (its number from `judge lti platforms`, or --issuer)")
+        return 2
+    with _registry() as registry:
         matches = [
             p
             for p in registry.all()
@@ -70,26 +74,18 @@ def _remove(args: argparse.Namespace, settings: Settings) -> int:
             and (args.issuer is None or p.issuer == args.issuer)
             and (args.client_id is None or p.client_id == args.client_id)
         ]
-        if args.id is None and args.issuer is None:
-            print("judge lti remove-platform: name the platform (its number from `judge lti platforms`, or --issuer)")
-            return 2
         if len(matches) != 1:
             print(f"judge lti remove-platform: {len(matches)} platforms match; add --client-id or give its number")
             return 2
         removed = registry.remove(matches[0].id, args.deployment_id)
-    finally:
-        registry.db.close()
     what = f"deployment {args.deployment_id} of " if args.deployment_id else ""
     print(f"removed {what}platform {matches[0].id} ({matches[0].issuer})" if removed else "nothing removed")
     return 0 if removed else 1
 
 
 def _rotate(args: argparse.Namespace, settings: Settings) -> int:
-    registry = _registry()
-    try:
+    with _registry() as registry:
         kid = registry.rotate()
-    finally:
-        registry.db.close()
     print(f"new signing key {kid}; the previous one stays in /lti/jwks for one more hour")
     return 0
 

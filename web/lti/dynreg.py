@@ -45,7 +45,7 @@ def moodle_urls(base: str) -> dict[str, Any]:
 
 def canvas_json(base: str) -> dict[str, Any]:
     """Canvas's "LTI Key" developer key, pasted as JSON (Admin > Developer Keys > + LTI Key > Paste JSON)."""
-    domain = urlsplit(base).netloc
+    domain, launch = urlsplit(base).netloc, f"{base}/lti/launch"
     return {
         "title": TITLE,
         "description": DESCRIPTION,
@@ -62,16 +62,8 @@ def canvas_json(base: str) -> dict[str, Any]:
                 "settings": {
                     "text": TITLE,
                     "placements": [
-                        {
-                            "placement": "assignment_selection",
-                            "message_type": "LtiDeepLinkingRequest",
-                            "target_link_uri": f"{base}/lti/launch",
-                        },
-                        {
-                            "placement": "link_selection",
-                            "message_type": "LtiDeepLinkingRequest",
-                            "target_link_uri": f"{base}/lti/launch",
-                        },
+                        {"placement": where, "message_type": "LtiDeepLinkingRequest", "target_link_uri": launch}
+                        for where in ("assignment_selection", "link_selection")
                     ],
                 },
             }

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, cast
 
@@ -15,7 +14,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 
 from judge.batch.exports import grades_csv, grades_xlsx
 from judge.extras import require
-from judge.report.catalog import MESSAGES, say, words
+from judge.report.catalog import say, words
 from judge.report.i18n import Lang, pick_lang
 from judge.report.models import Report
 from web.lti import course, deeplink, dynreg, launches
@@ -51,7 +50,8 @@ def page(request: Request, template: str, status: int = 200, **values: Any) -> H
     return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-store"})
 
 
-def refused(request: Request, exc: Refused) -> HTMLResponse:
+async def refused(request: Request, exc: Refused) -> HTMLResponse:
+    """Every refusal of the tool's routes: a 4xx page saying what was wrong (wiring.install registers it)."""
     lang = lang_of(request)
     heading = say("lti.refused").get(lang)
     return page(request, "error.html", exc.status, heading=heading, message=exc.text.get(lang), detail=exc.detail)
@@ -111,16 +111,13 @@ def moodle_config(request: Request) -> JSONResponse:
 @router.get("/register")
 async def register(request: Request) -> HTMLResponse:
     """LTI Dynamic Registration: the platform's admin pastes this URL; platform and tool register each other."""
-    try:
-        issuer = await to_thread.run_sync(
-            dynreg.register,
-            tool_of(request),
-            base_url(request),
-            request.query_params.get("openid_configuration", ""),
-            request.query_params.get("registration_token"),
-        )
-    except Refused as exc:
-        return refused(request, exc)
+    issuer = await to_thread.run_sync(
+        dynreg.register,
+        tool_of(request),
+        base_url(request),
+        request.query_params.get("openid_configuration", ""),
+        request.query_params.get("registration_token"),
+    )
     return page(request, "registered.html", message=say("lti.registered", issuer=issuer).get(lang_of(request)))
 
 
@@ -137,20 +134,14 @@ def static(name: str) -> Response:
 @router.api_route("/login", methods=["GET", "POST"])
 async def login(request: Request) -> Response:
     lti = await lti_request(request)
-    try:
-        answer = await to_thread.run_sync(launches.login, tool_of(request), lti, base_url(request) + "/lti/launch")
-        return cast(Response, answer)
-    except Refused as exc:
-        return refused(request, exc)
+    answer = await to_thread.run_sync(launches.login, tool_of(request), lti, base_url(request) + "/lti/launch")
+    return cast(Response, answer)
 
 
 @router.post("/launch")
 async def launch(request: Request) -> Response:
     lti = await lti_request(request)
-    try:
-        session, token, body = await to_thread.run_sync(launches.launch, tool_of(request), lti)
-    except Refused as exc:
-        return refused(request, exc)
+    session, token, body = await to_thread.run_sync(launches.launch, tool_of(request), lti)
     request.scope["state"]["frame_ancestors"] = " ".join(session.origins)
     if body.get(launches.CLAIM + "message_type") == "LtiDeepLinkingRequest":
         target = "/lti/picker"
@@ -168,10 +159,7 @@ async def launch(request: Request) -> Response:
 
 @router.get("/picker")
 def picker(request: Request) -> HTMLResponse:
-    try:
-        session_of(request, instructor=True)
-    except Refused as exc:
-        return refused(request, exc)
+    session_of(request, instructor=True)
     rows = deeplink.picker_rows(tool_of(request), lang_of(request))
     return page(request, "picker.html", rows=rows, csrf=csrf_of(request))
 
@@ -179,16 +167,13 @@ def picker(request: Request) -> HTMLResponse:
 @router.post("/picker")
 async def picked(request: Request) -> HTMLResponse:
     tool = tool_of(request)
-    try:
-        session = session_of(request, instructor=True)
-        form = (await checked_form(request))["form"]
-        choices = deeplink.choices(tool, form)
-        lti = await lti_request(request)
-        return_url, token = await to_thread.run_sync(
-            deeplink.response_form, tool, session, lti, choices, base_url(request) + "/lti/launch"
-        )
-    except Refused as exc:
-        return refused(request, exc)
+    session = session_of(request, instructor=True)
+    form = (await checked_form(request))["form"]
+    choices = deeplink.choices(tool, form)
+    lti = await lti_request(request)
+    return_url, token = await to_thread.run_sync(
+        deeplink.response_form, tool, session, lti, choices, base_url(request) + "/lti/launch"
+    )
     request.scope["state"]["form_action"] = launches.origin_of(return_url)  # our CSP lets the form post back
     return page(request, "return.html", return_url=return_url, jwt=token)
 
@@ -196,19 +181,9 @@ async def picked(request: Request) -> HTMLResponse:
 # -- the course view --
 
 
-@lru_cache(maxsize=2)
-def verdict_names(lang: Lang) -> dict[str, str]:
-    return {
-        k.removeprefix("verdict."): texts[lang == "en"] for k, texts in MESSAGES.items() if k.startswith("verdict.")
-    }
-
-
 @router.get("/course")
 async def course_page(request: Request) -> HTMLResponse:
-    try:
-        session = session_of(request, instructor=True)
-    except Refused as exc:
-        return refused(request, exc)
+    session = session_of(request, instructor=True)
     tool, lang = tool_of(request), lang_of(request)
     view = await to_thread.run_sync(course.course_view, tool, session.context_pk, lang)
     regraded = request.query_params.get("regraded", "")
@@ -218,7 +193,7 @@ async def course_page(request: Request) -> HTMLResponse:
         "course.html",
         heading=say("lti.course.title", title=view.title).get(lang),
         view=view,
-        verdicts=verdict_names(lang),
+        verdicts=words("verdict", lang),
         outbox=await to_thread.run_sync(counts, tool, session.context_pk),
         csrf=csrf_of(request),
         notice=notice,
@@ -229,10 +204,7 @@ async def course_page(request: Request) -> HTMLResponse:
 async def learner_page(learner: str, request: Request) -> HTMLResponse:
     """One learner's submissions, read-only: code and report (an instructor sees hidden cases' outcomes only, as
     the learner does; the full report stays in `judge grade`'s reports.jsonl)."""
-    try:
-        session = session_of(request, instructor=True)
-    except Refused as exc:
-        return refused(request, exc)
+    session = session_of(request, instructor=True)
     tool, lang = tool_of(request), lang_of(request)
     ids = await to_thread.run_sync(course.learner_submissions, tool, session.context_pk, learner)
     store = request.app.state.service.store
@@ -246,7 +218,7 @@ async def learner_page(learner: str, request: Request) -> HTMLResponse:
                     "id": sub.id,
                     "problem_id": sub.problem_id,
                     "created_at": sub.created_at.strftime("%Y-%m-%d %H:%M:%S UTC"),
-                    "verdict": verdict_names(lang).get(report.verdict.value, "") if report else sub.status,
+                    "verdict": words("verdict", lang).get(report.verdict.value, "") if report else sub.status,
                     "score": report.score if report else None,
                     "code": sub.code,
                     "report": report.public(lang) if report else None,
@@ -259,11 +231,8 @@ async def learner_page(learner: str, request: Request) -> HTMLResponse:
 
 @router.post("/course/regrade")
 async def regrade(request: Request) -> Response:
-    try:
-        session = session_of(request, instructor=True)
-        await checked_form(request)
-    except Refused as exc:
-        return refused(request, exc)
+    session = session_of(request, instructor=True)
+    await checked_form(request)
     service = request.app.state.service
     n = await to_thread.run_sync(
         course.regrade_all, tool_of(request), service.store, service.dispatcher.submit, session.context_pk
@@ -273,10 +242,7 @@ async def regrade(request: Request) -> Response:
 
 @router.get("/course/export.{fmt}")
 async def export(fmt: str, request: Request) -> Response:
-    try:
-        session = session_of(request, instructor=True)
-    except Refused as exc:
-        return refused(request, exc)
+    session = session_of(request, instructor=True)
     if fmt not in ("csv", "xlsx"):
         return Response(status_code=404)
     tool, lang = tool_of(request), lang_of(request)

@@ -9,8 +9,9 @@ from fastapi import FastAPI
 
 from web.config import WebSettings
 from web.lti.db import LtiDb
+from web.lti.launches import Refused
 from web.lti.passback import STATES, Outbox, counts
-from web.lti.routes import router
+from web.lti.routes import refused, router
 from web.lti.sessions import LtiSessionMiddleware
 from web.lti.tool import LtiTool
 from web.service import WebService
@@ -20,6 +21,7 @@ def install(app: FastAPI) -> None:
     """At build time: the /lti routes, and the session middleware (added first, so it runs inside WebMiddleware
     and its learner wins over the anonymous cookie's)."""
     app.include_router(router)
+    app.add_exception_handler(Refused, refused)  # type: ignore[arg-type]  # registered for Refused only
     app.add_middleware(LtiSessionMiddleware)
 
 
