@@ -9,11 +9,11 @@ from __future__ import annotations
 import secrets
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Literal
 
 import jwt
 import requests
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import RedirectResponse, Response
 from pylti1p3.cookie import CookieService
 from pylti1p3.deployment import Deployment
 from pylti1p3.exception import LtiException
@@ -70,13 +70,16 @@ class FastAPIRequest(LtiRequestBase):
         return self.cookies.get(key)
 
 
-def cookie_attributes(secure: bool) -> dict[str, Any]:
+def set_cookie(response: Response, key: str, value: str, max_age: int | None, secure: bool) -> None:
     """Inside an LMS's iframe a cookie needs SameSite=None, which browsers take only with Secure (so: over
     HTTPS), and Partitioned (CHIPS) keeps it where third-party cookies are blocked. Over plain HTTP (a
-    developer's loopback) Lax is the best there is: the LMS must open the tool in a new window, or be same-site."""
+    developer's loopback) Lax is the best there is: the LMS must open the tool in a new window, or be same-site.
+    (Starlette writes Partitioned only on Python 3.14: the attribute is appended here.)"""
+    samesite: Literal["none", "lax"] = "none" if secure else "lax"
+    response.set_cookie(key, value, max_age=max_age, path="/", secure=secure, httponly=True, samesite=samesite)
     if secure:
-        return {"secure": True, "samesite": "none", "httponly": True, "path": "/", "partitioned": True}
-    return {"secure": False, "samesite": "lax", "httponly": True, "path": "/"}
+        name, last = response.raw_headers[-1]
+        response.raw_headers[-1] = (name, last + b"; Partitioned")
 
 
 class CookieJar(CookieService):
@@ -97,7 +100,7 @@ class CookieJar(CookieService):
 
     def apply(self, response: Response) -> Response:
         for key, (value, exp) in self._to_set.items():
-            response.set_cookie(key, value, max_age=exp, **cookie_attributes(self._request.is_secure()))
+            set_cookie(response, key, value, exp, self._request.is_secure())
         return response
 
 
@@ -330,7 +333,3 @@ class TimedConnector(ServiceConnector):
     def forget_tokens(self) -> None:
         self._access_tokens.clear()
         self._expiry.clear()
-
-
-def html_page(body: str, status: int = 200) -> HTMLResponse:
-    return HTMLResponse(body, status_code=status, headers={"Cache-Control": "no-store"})

@@ -20,8 +20,6 @@ from web.lti.passback import enqueue
 from web.lti.tables import ContextRow, LinkRow, PassbackRow, UserRow
 from web.lti.tool import LtiTool
 
-LEARNER_ROLE = "Learner"
-
 
 @dataclass
 class Cell:

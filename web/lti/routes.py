@@ -18,7 +18,7 @@ from judge.report.catalog import say, words
 from judge.report.i18n import Lang, pick_lang
 from judge.report.models import Report
 from web.lti import course, deeplink, dynreg, launches
-from web.lti.adapter import FastAPIRequest, cookie_attributes
+from web.lti.adapter import FastAPIRequest, set_cookie
 from web.lti.launches import Refused
 from web.lti.passback import counts
 from web.lti.tool import SESSION_COOKIE, SESSION_LIFETIME_S, LtiSession, LtiTool
@@ -150,7 +150,7 @@ async def launch(request: Request) -> Response:
     else:
         target = f"/problems/{session.exercise}"
     response = RedirectResponse(target, status_code=303)
-    response.set_cookie(SESSION_COOKIE, token, max_age=SESSION_LIFETIME_S, **cookie_attributes(lti.is_secure()))
+    set_cookie(response, SESSION_COOKIE, token, SESSION_LIFETIME_S, lti.is_secure())
     return response
 
 

@@ -46,7 +46,7 @@ class LtiTool:
         self.settings = settings or LtiSettings()
         self.registry = Registry(db)
         self.conf = ToolConf(self.registry)
-        self._connectors: dict[tuple[str, str], TimedConnector] = {}
+        self._connectors: dict[tuple[str, ...], TimedConnector] = {}
         self._lock = threading.Lock()
 
     def learner_id(self, issuer: str, deployment_id: str, context_id: str, sub: str) -> str:
@@ -71,20 +71,18 @@ class LtiTool:
     # -- services --
 
     def connector(self, issuer: str, client_id: str) -> TimedConnector | None:
-        """One connector per registration, kept: its access tokens are reused until they expire."""
+        """One connector per registration and signing key, kept: its access tokens are reused until they expire.
+        A rotated key (`judge lti rotate-key`, any process) or changed URLs make a new one at the next call."""
         platform = self.registry.find(issuer, client_id)
         if platform is None:
             return None
+        kid = self.registry.signing_key().kid
+        key = (issuer, client_id, platform.auth_token_url, platform.auth_audience or "", kid)
         with self._lock:
-            known = self._connectors.get((issuer, client_id))
+            known = self._connectors.get(key)
             if known is None:
-                known = self._connectors[(issuer, client_id)] = TimedConnector(registration_of(platform, self.registry))
+                known = self._connectors[key] = TimedConnector(registration_of(platform, self.registry))
             return known
-
-    def forget_connectors(self) -> None:
-        """After a key rotation: the next token request is signed with the new key."""
-        with self._lock:
-            self._connectors.clear()
 
     def members(self, issuer: str, client_id: str, memberships_url: str) -> list[dict[str, Any]]:
         connector = self.connector(issuer, client_id)
