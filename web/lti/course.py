@@ -66,7 +66,7 @@ def _members(tool: LtiTool, ctx: ContextRow, lang: Lang) -> tuple[list[dict[str,
 
 def _is_learner(member: dict[str, Any]) -> bool:
     roles = [str(r) for r in member.get("roles") or []]
-    return any(r.endswith(("#Learner", "/Learner", "Learner")) for r in roles) or not roles
+    return any(r.endswith("Learner") for r in roles) or not roles
 
 
 def course_view(tool: LtiTool, context_pk: int, lang: Lang) -> CourseView:
