@@ -208,16 +208,25 @@ class WebMiddleware:
                 return await self._reject(send, 422, problem)
             receive = replay(body, receive)
         docs = scope["path"] == "/docs"
+        state = scope["state"]
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
+                # An LTI session's LMS may frame the page (web/lti sets the origins); no one else may.
+                frames = state.get("frame_ancestors")
+                policy = DOCS_CSP if docs else CSP
+                if frames:
+                    policy = policy.replace("frame-ancestors 'none'", f"frame-ancestors 'self' {frames}")
+                if state.get("form_action"):  # the deep-linking response posts back to its LMS
+                    policy = policy.replace("form-action 'self'", f"form-action 'self' {state['form_action']}")
                 headers += [
-                    (b"content-security-policy", (DOCS_CSP if docs else CSP).encode()),
+                    (b"content-security-policy", policy.encode()),
                     (b"x-content-type-options", b"nosniff"),
                     (b"referrer-policy", b"no-referrer"),
-                    (b"x-frame-options", b"DENY"),
                 ]
+                if not frames:
+                    headers.append((b"x-frame-options", b"DENY"))
                 if fresh:
                     value = sign(learner, self.key)
                     cookie = f"{LEARNER_COOKIE}={value}; Path=/; Max-Age={YEAR}; HttpOnly; SameSite=Lax"
