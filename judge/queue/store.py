@@ -14,6 +14,7 @@ Every start counts an attempt; events and reports of a superseded attempt are re
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -73,6 +74,11 @@ class Submission:
     address: str | None = None
     worker: str | None = None
     started_at: datetime | None = None
+
+    @classmethod
+    def queued(cls, learner: str, problem_id: str, mode: Mode, code: str, **more: Any) -> Submission:
+        """A new submission waiting for its verdict, under a fresh id (more: file_name, address)."""
+        return cls(secrets.token_urlsafe(18), learner, problem_id, mode, code, "queued", now(), **more)
 
 
 @dataclass(frozen=True)
