@@ -235,8 +235,8 @@ def _make_hook(
     gated, no_learner, registry = watch.gates
     scratch = watch.scratch
     main = _ident()
-    _what = dict(_what)  # the hook's own copies of module-level tables, which learner code can reach
-    _refused = dict(_refused)  # a copy only the hook holds: the module's read-only mapping can be unwrapped
+    _what = _dict(_what)  # the hook's own copies of module-level tables, which learner code can reach
+    _refused = _dict(_refused)  # a copy only the hook holds: the module's read-only mapping can be unwrapped
     busy = {}  # threads inside the hook's own frame lookups: the audit events those raise are the hook's own
 
     def requester():
@@ -389,8 +389,9 @@ def _make_hook(
             with_gc_off(send, _encode(_check_reply({"note": args[0]})))
         elif event == _register_event:  # a kernel registration (judge.worker.registrations)
             name, target, call_args, call_kwargs, box = args
-            if not (_type(name) is _str and _type(call_args) is _tuple and _type(call_kwargs) is _dict
-                    and _type(box) is _list and name in registry.originals):  # fmt: skip
+            known = registry.originals.get(name) if _type(name) is _str else None
+            if not (known is not None and _type(call_args) is _tuple and _type(call_kwargs) is _dict
+                    and _type(box) is _list):  # fmt: skip
                 raise _refuse("registering kernels with the dispatcher")
             learner = not judged(no_learner, requester())
             why = "passing a registration's arguments by keyword" if learner and call_kwargs else None
