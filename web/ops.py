@@ -4,7 +4,7 @@ Prometheus metrics at /metrics."""
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from anyio import to_thread
@@ -89,26 +89,32 @@ def _answer(checks: dict[str, str]) -> JSONResponse:
     return JSONResponse(body, status_code=200 if not failing else 503)
 
 
-@router.get(
+def _route(path: str, checks: Callable[[Any], dict[str, str]], description: str, failing: str) -> None:
+    async def answer(request: Request) -> JSONResponse:
+        return _answer(await to_thread.run_sync(checks, request.app.state.service))
+
+    answer.__name__ = checks.__name__.removesuffix("_of")
+    router.add_api_route(
+        path, answer, methods=["GET"], description=description, responses={503: {"description": failing}}
+    )
+
+
+_route(
     "/api/health",
-    description="The operator's full picture: each part (database, broker, workers, and on a queue: submissions, "
-    "which names any that nothing is working on, as the broker confirms) is `ok` or says why not: 200 when all are "
-    "ok, else 503. For a proxy's health check use /api/health/live.",
-    responses={503: {"description": "Some part is not ok (named in the body)"}},
+    health_of,
+    "The operator's full picture: each part (database, broker, workers, and on a queue: submissions, which names "
+    "any that nothing is working on, as the broker confirms) is `ok` or says why not: 200 when all are ok, else "
+    "503. For a proxy's health check use /api/health/live.",
+    "Some part is not ok (named in the body)",
 )
-async def health(request: Request) -> JSONResponse:
-    return _answer(await to_thread.run_sync(health_of, request.app.state.service))
-
-
-@router.get(
+_route(
     "/api/health/live",
-    description="What a proxy's health check follows: 200 while this web process can serve pages and take "
-    "submissions (its database answers), else 503. The broker, the workers and stranded work do not count here: "
-    "a submission taken while they are away is stored and judged later, and every web process would fail together.",
-    responses={503: {"description": "This process cannot take submissions now (named in the body)"}},
+    live_of,
+    "What a proxy's health check follows: 200 while this web process can serve pages and take submissions (its "
+    "database answers), else 503. The broker, the workers and stranded work do not count here: a submission taken "
+    "while they are away is stored and judged later, and every web process would fail together.",
+    "This process cannot take submissions now (named in the body)",
 )
-async def live(request: Request) -> JSONResponse:
-    return _answer(await to_thread.run_sync(live_of, request.app.state.service))
 
 
 class ServiceCollector:

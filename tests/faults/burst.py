@@ -22,7 +22,7 @@ from judge.queue.reaper import KINDS, stranded
 from judge.queue.settings import QueueSettings
 from judge.queue.store import SqlStore
 from tests.conftest import FIXTURE_PROBLEMS
-from tests.faults.deployment import Deployment
+from tests.faults.deployment import Beside, Deployment
 from tests.faults.messages import TaskMessages
 
 ACCEPTED = (FIXTURE_PROBLEMS / "900-echo" / "solutions" / "reference.py").read_text()
@@ -139,16 +139,15 @@ class Truth:
         self.store.close()
 
 
-class HealthWatch:
+class HealthWatch(Beside):
     """Samples /api/health and /api/health/live every second. Each health sample sits between two looks at what is
     really stranded: whenever both looks found stranded work, health must not have said ok; and between two looks
     at the broker: what health names as queued with no message, the broker must not have held on both."""
 
     def __init__(self, deploy: Deployment, seen: Seen):
+        super().__init__()
         self.deploy, self.seen = deploy, seen
         self.truth = Truth(deploy)
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, daemon=True)
 
     def _loop(self) -> None:
         while not self._stop.wait(1.0):
@@ -189,13 +188,8 @@ class HealthWatch:
         except httpx.HTTPError:
             pass  # the web process itself is down (its own fault), or a stream still open: nothing answered
 
-    def __enter__(self) -> HealthWatch:
-        self._thread.start()
-        return self
-
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=30)
+        super().__exit__(*exc)
         self.truth.close()
 
 

@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Self
 
 from sqlalchemy.exc import OperationalError
 
@@ -284,14 +285,36 @@ class Kill:
             self.deploy.restart_worker(self.name)
 
 
-class StatusRuns:
+class Beside:
+    """A thread that runs _loop() beside a burst, from `with` to its end (then _stop is set and it is joined)."""
+
+    JOIN_S = 30.0
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=type(self).__name__, daemon=True)
+
+    def _loop(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=self.JOIN_S)
+
+
+class StatusRuns(Beside):
     """`judge status`, run again and again beside a fault: (when it began, its exit status, what it printed)."""
 
+    JOIN_S = 90.0
+
     def __init__(self, deploy: Deployment):
+        super().__init__()
         self.deploy = deploy
         self.runs: list[tuple[float, int, str]] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._loop, name="status-runs", daemon=True)
 
     def _loop(self) -> None:
         while not self._stop.is_set():
@@ -304,11 +327,3 @@ class StatusRuns:
 
     def finished_after(self, moment: float) -> int:
         return sum(1 for began, _, _ in self.runs if began > moment)
-
-    def __enter__(self) -> StatusRuns:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=90)

@@ -19,7 +19,6 @@ import redis
 from kombu.connection import Connection
 from sqlalchemy import update
 
-from judge.problem.folders import ProblemSet
 from judge.queue import reaper
 from judge.queue.dispatcher import CeleryDispatcher
 from judge.queue.names import WORKER
@@ -28,19 +27,13 @@ from judge.queue.store import Limits, SqlStore, Submission, now
 from judge.queue.tables import SubmissionRow
 from tests.conftest import FIXTURE_PROBLEMS
 from tests.faults.deployment import wait_for
+from tests.scale.problems import Problems
 from web.config import WebSettings
 
 LIMITS = Limits(99, 99, 99)
 
 
-class Problems:
-    problem_set = ProblemSet(FIXTURE_PROBLEMS)
-
-    def problems(self):
-        return self.problem_set.all()
-
-    def problem(self, problem_id):
-        return self.problem_set.get(problem_id)
+PROBLEMS = Problems(FIXTURE_PROBLEMS)
 
 
 @pytest.fixture()
@@ -57,7 +50,7 @@ def broker_url(redis_url) -> Iterator[str]:
 @pytest.fixture()
 def deployment(tmp_path, broker_url):
     store = SqlStore(f"sqlite:///{tmp_path / 'reaper.sqlite3'}")
-    dispatcher = CeleryDispatcher(WebSettings(data_dir=tmp_path, queue_url=broker_url), store, Problems())
+    dispatcher = CeleryDispatcher(WebSettings(data_dir=tmp_path, queue_url=broker_url), store, PROBLEMS)
     client = redis.Redis.from_url(broker_url)
     yield store, dispatcher, client
     dispatcher.close()
@@ -136,7 +129,7 @@ def test_a_submission_that_waits_long_in_the_broker_is_neither_stranded_nor_sent
         s.execute(update(SubmissionRow).values(created_at=long_ago, dispatched_at=long_ago))
     assert reaper.stranded(store, dispatcher.broker, client).ids() == []
     for _ in range(2):
-        assert reaper.reap(store, dispatcher, client, dispatcher.settings, Problems()) == 0
+        assert reaper.reap(store, dispatcher, client, dispatcher.settings, PROBLEMS) == 0
         age(client)
     assert dispatcher.broker.look().messages(sid) == 1
     assert next_delivered(broker_url) == sid
@@ -156,11 +149,11 @@ def test_a_lost_message_is_sent_again_first_once_two_passes_saw_it_lost(deployme
         queue.get(timeout=5).ack()  # `lost` taken and acknowledged: gone from the broker for good
     sent_a_minute_ago(store)
     assert reaper.stranded(store, dispatcher.broker, client).no_message == [lost]
-    assert reaper.reap(store, dispatcher, client, dispatcher.settings, Problems()) == 0  # a suspect only
-    assert reaper.reap(store, dispatcher, client, dispatcher.settings, Problems()) == 0  # not yet CONFIRM_S apart
+    assert reaper.reap(store, dispatcher, client, dispatcher.settings, PROBLEMS) == 0  # a suspect only
+    assert reaper.reap(store, dispatcher, client, dispatcher.settings, PROBLEMS) == 0  # not yet CONFIRM_S apart
     age(client)
-    assert reaper.reap(store, dispatcher, client, dispatcher.settings, Problems()) == 1
-    assert reaper.reap(store, dispatcher, client, dispatcher.settings, Problems()) == 0  # held now: never twice
+    assert reaper.reap(store, dispatcher, client, dispatcher.settings, PROBLEMS) == 1
+    assert reaper.reap(store, dispatcher, client, dispatcher.settings, PROBLEMS) == 0  # held now: never twice
     held = dispatcher.broker.look()
     assert held.messages(lost) == 1 and held.messages(waiting) == 1
     assert next_delivered(broker_url) == lost  # at the first priority: before what waited all along
@@ -184,9 +177,9 @@ def test_a_delivery_to_a_worker_killed_before_starting_it_is_put_back_at_the_hea
     assert reaper.stranded(store, dispatcher.broker, client).ids() == []
     live.close()
     client.delete(WORKER + "alive")
-    assert reaper.reap(store, dispatcher, client, dispatcher.settings, Problems()) == 0
+    assert reaper.reap(store, dispatcher, client, dispatcher.settings, PROBLEMS) == 0
     age(client)
-    assert reaper.reap(store, dispatcher, client, dispatcher.settings, Problems()) == 1
+    assert reaper.reap(store, dispatcher, client, dispatcher.settings, PROBLEMS) == 1
     held = dispatcher.broker.look()
     assert held.messages(taken) == 1 and held.waiting[taken] == 1  # the same message, restored: not a second one
     assert next_delivered(broker_url) == taken and next_delivered(broker_url) == behind
@@ -203,10 +196,10 @@ def test_a_submission_running_on_a_killed_worker_is_put_back_at_the_head_once(de
     worker.kill()  # its heartbeat key lives on for up to its TTL; its connection closed with the process
     assert client.exists(WORKER + "w-killed")
     wait_for(lambda: reaper.stranded(store, dispatcher.broker, client).held_by_dead == [judged], 10, "seen dead")
-    assert reaper.reap(store, dispatcher, client, dispatcher.settings, Problems()) == 0  # seen once: a suspect
+    assert reaper.reap(store, dispatcher, client, dispatcher.settings, PROBLEMS) == 0  # seen once: a suspect
     assert store.get(judged).status == "running"
     age(client)
-    assert reaper.reap(store, dispatcher, client, dispatcher.settings, Problems()) == 1
+    assert reaper.reap(store, dispatcher, client, dispatcher.settings, PROBLEMS) == 1
     assert store.get(judged).status == "queued"
     assert [e.kind for e in store.events_after(judged, 0)] == ["queued", "restarted"]  # the page clears its cases
     assert dispatcher.broker.look().messages(judged) == 1  # its own delivery, restored; no second message
@@ -228,7 +221,7 @@ def test_one_reaping_pass_per_deployment_at_a_time(deployment, monkeypatch):
         return 0
 
     monkeypatch.setattr(reaper, "reap", counted)
-    workers = [reaper.Reaper(store, dispatcher, client, dispatcher.settings, Problems()) for _ in range(3)]
+    workers = [reaper.Reaper(store, dispatcher, client, dispatcher.settings, PROBLEMS) for _ in range(3)]
     for n, each in enumerate(workers):
         each._thread.name = f"worker-{n}"
         each.start()
@@ -257,5 +250,5 @@ def test_anything_but_a_heartbeat_under_the_prefix_is_skipped_and_logged(deploym
     assert "not a heartbeat" in caplog.text
     from judge.queue.status import gather, render
 
-    text = render(gather(dispatcher.settings, Problems()))
+    text = render(gather(dispatcher.settings, PROBLEMS))
     assert "live workers: 1" in text and "w-good: queue cpu" in text

@@ -10,7 +10,6 @@ import shutil
 import pytest
 import redis
 
-from judge.problem.folders import ProblemSet
 from judge.queue.dispatcher import CeleryDispatcher
 from judge.queue.names import WORKER
 from judge.queue.registry import WorkerInfo
@@ -18,6 +17,7 @@ from judge.queue.store import Limits, SqlStore, Submission, now
 from tests.conftest import FIXTURE_PROBLEMS
 from tests.faults.burst import SLOW
 from tests.faults.deployment import wait_for
+from tests.scale.problems import Problems
 from tests.scale.processes import judge_cli, worker
 from web.config import WebSettings
 
@@ -36,16 +36,7 @@ def test_a_duplicate_delivered_to_a_second_slot_is_dropped_not_judged_again(tmp_
     settings = WebSettings(data_dir=tmp_path, queue_url=url, database_url=postgres_url)
     store = SqlStore(postgres_url)
 
-    class Problems:
-        problem_set = ProblemSet(folder)
-
-        def problems(self):
-            return self.problem_set.all()
-
-        def problem(self, problem_id):
-            return self.problem_set.get(problem_id)
-
-    dispatcher = CeleryDispatcher(settings, store, Problems())
+    dispatcher = CeleryDispatcher(settings, store, Problems(folder))
     slots = worker(env, tmp_path / "slots.log", "slots", concurrency=2).start()
     try:
         wait_for(lambda: client.exists(WORKER + "slots"), 180, f"the worker registered\n{slots.tail()}")
