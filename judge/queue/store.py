@@ -9,8 +9,8 @@ queue workers, crashing and redelivering in any order, still end each submission
        \\----cancel------+----cancel--> cancelled
 
 Every start counts an attempt; events and reports of a superseded attempt are refused. When an attempt's story
-is dropped (a requeue or a takeover after a start), the new story begins with a `restarted` event, so that a page
-that drew the first attempt's cases clears them.
+is dropped (a requeue or a takeover after a start), the new story says so: `queued`, then `restarted`, so that a
+page that drew the first attempt's cases clears them.
 """
 
 from __future__ import annotations

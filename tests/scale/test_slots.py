@@ -12,7 +12,7 @@ import redis
 
 from judge.queue.dispatcher import CeleryDispatcher
 from judge.queue.names import WORKER
-from judge.queue.registry import WorkerInfo
+from judge.queue.registry import WorkerInfo, connection_name
 from judge.queue.store import Limits, SqlStore, Submission, now
 from tests.conftest import FIXTURE_PROBLEMS
 from tests.faults.burst import SLOW
@@ -54,6 +54,8 @@ def test_a_duplicate_delivered_to_a_second_slot_is_dropped_not_judged_again(tmp_
         wait_for(lambda: dispatcher.broker.look().messages(sid) == 0, 30, "both messages acknowledged")
         beat = WorkerInfo.model_validate_json(client.get(WORKER + "slots"))
         assert beat.concurrency == 2
+        names = {c.get("name") for c in client.client_list()}
+        assert connection_name("slots") in names  # its connections carry its name: a kill shows at once
     finally:
         slots.stop()
         dispatcher.close()
