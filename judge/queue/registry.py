@@ -121,7 +121,10 @@ class Heartbeat:
         self.client.set(WORKER + self.name, info.model_dump_json(), ex=TTL_S)
 
     def start(self) -> Heartbeat:
-        self.beat()
+        try:
+            self.beat()
+        except redis.RedisError:
+            pass  # the broker went away (or refuses writes) since the worker waited for it: the loop beats again
         self._thread.start()
         return self
 

@@ -275,7 +275,9 @@ def run_worker(queue: str, concurrency: int, name: str | None = None, log_level:
         raise
     judge = Judge()
     dispatcher = CeleryDispatcher(settings, store, judge)
-    taken = take_back(store, dispatcher, name)  # before warming: an interrupted learner should not wait for it
+    # Before warming: an interrupted learner should not wait for it. The database answered a moment ago; if it went
+    # away since, this waits for it again (the same one line), since only this life can take back its earlier one's.
+    taken = wait_for(lambda: take_back(store, dispatcher, name), f"the database at {where(url)}", who, database_away)
     if taken:
         print(f"judge worker {name}: took back {len(taken)} submission(s) its earlier life left running", flush=True)
     judge.warm()  # the zygotes import torch once, here; every task forks from them

@@ -17,12 +17,15 @@ import tempfile
 import time
 from collections import Counter
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import httpx
 import pytest
+import redis
 from playwright.sync_api import expect
 
+from judge.queue.names import WORKER
 from judge.queue.store import SqlStore
 from tests.conftest import FIXTURE_PROBLEMS
 from tests.faults.burst import MESSAGES_PER_SUBMISSION, RECOVERY_S, SLOW, Outcome, codes, run_fault
@@ -48,9 +51,12 @@ def deploy() -> Iterator[Deployment]:
 
 
 def all_well(deploy: Deployment) -> None:
-    """After a fault: both workers alive and registered, health ok again within the recovery bound."""
+    """After a fault: both workers alive and registered (a restarted one too: the next fault starts with two slots),
+    health ok again within the recovery bound."""
+    broker = redis.Redis.from_url(deploy.redis.url)
     for name, process in deploy.workers.items():
         assert process.alive(), f"worker {name} died:\n{process.tail()}"
+        wait_for(partial(broker.exists, WORKER + name), 180, f"worker {name} registered\n{process.tail()}")
 
     def healthy() -> bool:
         try:
