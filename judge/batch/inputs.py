@@ -14,6 +14,7 @@ from judge.batch import layouts
 from judge.batch.exercise import Exercise
 from judge.batch.layouts import GRADESCOPE, Named
 from judge.errors import BadSubmission, JudgeError
+from judge.report.i18n import Text
 from judge.source import check_source
 
 MAX_FILE = 16 << 20  # read at most this much of one file: larger is a rejected row, never loaded whole
@@ -46,6 +47,7 @@ class Entry:
     attempts: list[str] = field(default_factory=list)  # the student's other attempts, not judged
     versions: list[Entry] = field(default_factory=list)  # every attempt, oldest first, when there are several
     attempt: str = ""  # the attempt as the download names it (a file, or a folder of one attempt's files)
+    told: list[Text] = field(default_factory=list)  # what the student's feedback says of the file (left out, notebook)
 
 
 @dataclass

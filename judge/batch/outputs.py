@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from datetime import tzinfo
 from pathlib import Path
 
 from judge.batch.cache import write_atomic
@@ -60,7 +61,8 @@ def write_outputs(
     near = similar_to(pairs)
     for row in rows:
         row.similar_to = near.get(row.student, [])
-    _write_per_student(out, rows, problem.id, lang)
+    zone = options.zone
+    _write_per_student(out, rows, problem.id, lang, zone)
     write_atomic(out / "similarity.csv", _similarity_csv(pairs))
     write_atomic(out / "skipped.csv", skipped_csv([(s.path, s.reason) for s in skipped or []]))
     write_atomic(out / "junit.xml", junit_xml(rows, problem.id))
@@ -68,18 +70,19 @@ def write_outputs(
     write_atomic(out / "class-report.html", render_class_report(rows, pairs, problem, lang, threshold).encode("utf-8"))
     if "canvas" in options.lms:
         title = problem.meta.title.en if lang == "en" else problem.meta.title.zh
-        write_atomic(out / "canvas.csv", canvas_csv(rows, options.lms_column or title))
-        write_atomic(out / "canvas-comments.csv", canvas_comments_csv(rows, lang))
+        write_atomic(out / "canvas.csv", canvas_csv(rows, options.lms_column or title, options.gradebook_names))
+        write_atomic(out / "canvas-comments.csv", canvas_comments_csv(rows, lang, zone))
     if "moodle" in options.lms:
-        write_atomic(out / "moodle.csv", moodle_csv(rows, lang))
-    write_atomic(out / "grades.xlsx", grades_xlsx(rows, lang))
-    write_atomic(out / "grades.csv", grades_csv(rows, lang))  # last: its presence says the rest is written
+        write_atomic(out / "moodle.csv", moodle_csv(rows, lang, zone))
+    write_atomic(out / "grades.xlsx", grades_xlsx(rows, lang, zone))
+    write_atomic(out / "grades.csv", grades_csv(rows, lang, zone))  # last: its presence says the rest is written
     return pairs
 
 
-def _write_per_student(out: Path, rows: list[Row], problem_id: str, lang: Lang) -> None:
+def _write_per_student(out: Path, rows: list[Row], problem_id: str, lang: Lang, zone: tzinfo) -> None:
     for row in rows:
-        write_atomic(out / "feedback" / f"{row.student}.md", feedback_markdown(row, problem_id, lang).encode("utf-8"))
+        text = feedback_markdown(row, problem_id, lang, zone)
+        write_atomic(out / "feedback" / f"{row.student}.md", text.encode("utf-8"))
         results = json.dumps(gradescope_results(row, lang), ensure_ascii=False, indent=1)
         write_atomic(out / "gradescope" / row.student / "results.json", results.encode("utf-8"))
 
