@@ -139,7 +139,8 @@ def test_canvas_class(classes):
     assert rows["1001"]["name"] == "smithalice" and rows["1001"]["late"] == ""
     assert rows["1002"]["late"] == "1d" and rows["1002"]["points"] == "9.00"  # Canvas's _LATE_: one day, -10%
     assert (
-        rows["1003"]["verdict"] == "wrong_answer" and "not judged: leechris_1003_5004_helper.py" in rows["1003"]["note"]
+        rows["1003"]["verdict"] == "wrong_answer"
+        and "left out leechris_1003_5004_helper.py: another file" in rows["1003"]["note"]
     )
     assert rows["1004"]["verdict"] == "accepted"  # GBK with its coding line, inside the student's own zip
     assert rows["1005"]["score"] == "0.0000" and "starter not changed" in rows["1005"]["note"]
