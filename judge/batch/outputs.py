@@ -22,8 +22,8 @@ from judge.batch.exports import (
 from judge.batch.feedback import feedback_markdown
 from judge.batch.inputs import Skipped
 from judge.batch.policy import GradeOptions
-from judge.batch.rows import Row
-from judge.batch.similarity import Pair, boilerplate_of, similar_pairs, similar_to, threshold_for
+from judge.batch.rows import NO_OPERATORS_NOTE, UNCHANGED_NOTE, Row
+from judge.batch.similarity import Pair, boilerplate_of, compare, similar_to
 from judge.batch.spreadsheet import csv_bytes
 from judge.problem.folders import Problem
 from judge.report.i18n import Lang
@@ -54,10 +54,13 @@ def write_outputs(
     Files of students not in rows are left as they are: nothing is deleted."""
     options = options or GradeOptions()
     rows = sorted(rows, key=lambda r: r.student)
-    judged = {r.student for r in rows if r.report is not None}  # rejected files (10 MB, binary) are not compared
-    boilerplate = boilerplate_of(problem)
-    threshold = threshold_for(problem, boilerplate)
-    pairs = similar_pairs({s: src for s, src in sources.items() if s in judged}, boilerplate, threshold.value)
+    # rejected files (10 MB, binary) are not compared, nor the untouched starter: no work, nothing to have copied
+    judged = {
+        r.student for r in rows if r.report is not None and not {UNCHANGED_NOTE, NO_OPERATORS_NOTE} & set(r.notes)
+    }
+    compared = {s: src for s, src in sources.items() if s in judged}
+    similarity = compare(compared, boilerplate_of(problem))
+    pairs = similarity.pairs
     near = similar_to(pairs)
     for row in rows:
         row.similar_to = near.get(row.student, [])
@@ -67,7 +70,8 @@ def write_outputs(
     write_atomic(out / "skipped.csv", skipped_csv([(s.path, s.reason) for s in skipped or []]))
     write_atomic(out / "junit.xml", junit_xml(rows, problem.id))
     write_atomic(out / "reports.jsonl", reports_jsonl(rows, lang))
-    write_atomic(out / "class-report.html", render_class_report(rows, pairs, problem, lang, threshold).encode("utf-8"))
+    page = render_class_report(rows, similarity, problem, lang, compared, zone)
+    write_atomic(out / "class-report.html", page.encode("utf-8"))
     if "canvas" in options.lms:
         title = problem.meta.title.en if lang == "en" else problem.meta.title.zh
         write_atomic(out / "canvas.csv", canvas_csv(rows, options.lms_column or title, options.gradebook_names))
