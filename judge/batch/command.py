@@ -20,7 +20,12 @@ or folder name without its extension; duplicate ids are kept as id~2, id~3 and r
 Canvas, Moodle, Gradescope and Blackboard downloads are recognised by their names: the student column
 then holds the LMS's id, name the student's name; the latest attempt is judged (--attempt first or best to
 choose otherwise; best judges each), the others listed.
-Files that are neither .py nor a zip are listed in skipped.csv.
+A .ipynb notebook is judged from its code cells in order (IPython magics and shell lines left out).
+Files that are neither .py, .ipynb nor a zip are listed in skipped.csv.
+
+Times without a zone (--deadline, --worksheet, --submitted-at, --extensions) are read in --timezone, else in
+the deadline's offset (a worksheet's), else in this machine's zone; the run says which. --extensions and
+--adjustments are kept in DIR for --only and later runs.
 
 Outputs in DIR: grades.csv and grades.xlsx, reports.jsonl (full reports, hidden cases included),
 feedback/<student>.md, gradescope/<student>/results.json, junit.xml, similarity.csv, skipped.csv,
@@ -129,7 +134,7 @@ def grade_options(args: argparse.Namespace) -> GradeOptions:
     return options
 
 
-def _options(args: argparse.Namespace, settings: Settings) -> GradeOptions:
+def command_options(args: argparse.Namespace, settings: Settings) -> GradeOptions:
     """grade_options, with canvas.csv's column taken from a Canvas gradebook export when one is given."""
     options = grade_options(args)
     if getattr(args, "gradebook", None):
@@ -170,7 +175,7 @@ def _grade(args: argparse.Namespace, settings: Settings) -> int:
                 force=args.force,
                 lang=args.lang,
                 judge=judge,
-                options=_options(args, settings),
+                options=command_options(args, settings),
                 only=args.only,
                 replace=args.replace,
             )
@@ -182,7 +187,7 @@ def _grade(args: argparse.Namespace, settings: Settings) -> int:
         jobs=args.jobs,
         force=args.force,
         lang=args.lang,
-        options=_options(args, settings),
+        options=command_options(args, settings),
         only=args.only,
         replace=args.replace,
     )
