@@ -28,8 +28,12 @@ class Converted:
 def to_source(data: bytes, name: str) -> Converted:
     """The notebook's code cells, in order, as one Python source ("# cell N" before each, so a line number in the
     feedback can be found in the notebook); NotebookError when nbformat cannot read it."""
-    import nbformat  # noqa: PLC0415 - only a class with notebooks needs it
-
+    try:
+        import nbformat  # noqa: PLC0415 - only a class with notebooks needs it
+    except ImportError:
+        raise NotebookError(
+            f"{name}: a notebook needs nbformat to be read (pip install 'practice-judge[grade]')"
+        ) from None
     try:
         text = data.decode("utf-8-sig")
         notebook = nbformat.reads(text, as_version=nbformat.NO_CONVERT)
