@@ -40,15 +40,8 @@ LINES_SHOWN = 400  # lines of each file of a pair shown
 NOT_RUN_CASES = ("case.not_run", "case.unreported", "case.after_time_limit")
 
 
-def render_class_report(
-    rows: list[Row],
-    similarity: Similarity,
-    problem: Problem,
-    lang: Lang,
-    sources: dict[str, str] | None = None,
-    zone: tzinfo | None = None,
-) -> str:
-    """The page; sources: each student's file, to show the flagged pairs side by side; times shown in `zone`."""
+def render_class_report(summary: dict[str, Any]) -> str:
+    """The page, from class_summary's figures."""
     from jinja2 import Environment, FileSystemLoader, select_autoescape  # noqa: PLC0415
 
     env = Environment(
@@ -56,7 +49,6 @@ def render_class_report(
         autoescape=select_autoescape(default=True, default_for_string=True),
     )
     template = env.get_template("class-report.html.j2")
-    summary = class_summary(rows, similarity, problem, lang, sources or {}, zone)
     # Rendered twice: the first pass tells which CJK characters the page holds, the second embeds just those.
     face = font_face(template.render(**summary, font_stack=STACK, font_face=""))
     return template.render(**summary, font_stack=STACK, font_face=face)
@@ -70,6 +62,8 @@ def class_summary(
     sources: dict[str, str] | None = None,
     zone: tzinfo | None = None,
 ) -> dict[str, Any]:
+    """What the class report shows; sources: each student's file, to show the flagged pairs side by side; times
+    shown in `zone`."""
     judged = [r for r in rows if r.report is not None]
     by_student = {r.student: r for r in rows}
     pairs = similarity.pairs

@@ -7,7 +7,7 @@ from datetime import tzinfo
 from pathlib import Path
 
 from judge.batch.cache import write_atomic
-from judge.batch.classreport import render_class_report
+from judge.batch.classreport import class_summary, render_class_report
 from judge.batch.exports import (
     canvas_comments_csv,
     canvas_csv,
@@ -70,7 +70,7 @@ def write_outputs(
     write_atomic(out / "skipped.csv", skipped_csv([(s.path, s.reason) for s in skipped or []]))
     write_atomic(out / "junit.xml", junit_xml(rows, problem.id))
     write_atomic(out / "reports.jsonl", reports_jsonl(rows, lang))
-    page = render_class_report(rows, similarity, problem, lang, compared, zone)
+    page = render_class_report(class_summary(rows, similarity, problem, lang, compared, zone))
     write_atomic(out / "class-report.html", page.encode("utf-8"))
     if "canvas" in options.lms:
         title = problem.meta.title.en if lang == "en" else problem.meta.title.zh

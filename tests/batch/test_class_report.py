@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from judge.batch.classreport import check_failures, render_class_report, score_histogram
+from judge.batch.classreport import check_failures, class_summary, render_class_report, score_histogram
 from judge.batch.rows import Row
 from judge.batch.similarity import Similarity, Threshold, compare
 from judge.problem.folders import ProblemSet
@@ -98,7 +98,7 @@ def test_class_report_renders_offline_in_chromium(tmp_path):
     assert [(p.a, p.b) for p in similarity.pairs][:1] == [("wa0", "wa1")]
     rows = class_rows()
     rows[-1].reason = Text.same("the file is empty; " + "/very/long/path/without/breaks" * 12 + " " + "x" * 300)
-    html = render_class_report(rows, similarity, problem, "en", sources)
+    html = render_class_report(class_summary(rows, similarity, problem, "en", sources))
     page_path = tmp_path / "class-report.html"
     page_path.write_text(html, encoding="utf-8")
     ARTIFACTS.mkdir(exist_ok=True)
@@ -159,8 +159,6 @@ def test_class_report_renders_offline_in_chromium(tmp_path):
 
 
 def test_a_pending_gpu_tier_shows_in_the_tiers_column_and_the_report():
-    from judge.batch.classreport import class_summary
-
     pending = _row("triton", Verdict.accepted, set())
     pending.report.tiers = {"cpu": "ran", "gpu": "skipped"}
     both = _row("cuda", Verdict.accepted, set())
@@ -170,7 +168,7 @@ def test_a_pending_gpu_tier_shows_in_the_tiers_column_and_the_report():
     nothing = Similarity([], Threshold(0.8))
     summary = class_summary([pending, both], nothing, problem, "en")
     assert [r.student for r in summary["pending"]] == ["triton"]
-    html = render_class_report([pending, both], nothing, problem, "en")
+    html = render_class_report(summary)
     section = html[html.index('id="pending"') : html.index('id="roster"')]
     assert "triton" in section and "cuda" not in section
 
@@ -203,7 +201,8 @@ def test_a_chinese_report_reads_on_a_machine_without_cjk_fonts(tmp_path):
 
         pytest.skip("needs a CJK font to embed and DejaVu for the Latin-only browser (.ci/run installs both)")
     problem = ProblemSet(FIXTURE.parent).get("900")
-    html = render_class_report(class_rows(), _similarity()[0], problem, "zh", _similarity()[1])
+    similarity, sources = _similarity()
+    html = render_class_report(class_summary(class_rows(), similarity, problem, "zh", sources))
     assert f'font-family: "{FAMILY}"' in html and "data:font/otf;base64," in html
     assert len(html) < 2_000_000  # a subset, not the whole font
     page_path = tmp_path / "class-report.html"

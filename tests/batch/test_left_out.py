@@ -3,24 +3,12 @@ path traversal included; the class zip's own such members go to skipped.csv."""
 
 from __future__ import annotations
 
-import io
-import zipfile
-
 from judge.batch.inputs import scan
-from tests.batch.conftest import REFERENCE, write_tree, write_zip
+from tests.batch.conftest import REFERENCE, write_tree, write_zip, zip_bytes
 from tests.batch.test_lms_layouts import EXERCISE
 
-
-def _zip(files: dict[str, str]) -> bytes:
-    data = io.BytesIO()
-    with zipfile.ZipFile(data, "w") as archive:
-        for name, text in files.items():
-            archive.writestr(name, text)
-    return data.getvalue()
-
-
-HOMEWORK = _zip({"hw/900.py": REFERENCE, "hw/helper.py": "X = 1\n", "../evil.py": "X = 2\n", "/etc/x.py": "X\n",
-                 "__MACOSX/hw/._900.py": "mac"})  # fmt: skip
+HOMEWORK = zip_bytes({"hw/900.py": REFERENCE, "hw/helper.py": "X = 1\n", "../evil.py": "X = 2\n", "/etc/x.py": "X\n",
+                      "__MACOSX/hw/._900.py": "mac"})  # fmt: skip
 LAYOUTS = {
     "plain": ("alice.zip", "alice"),
     "canvas": ("smithalice_1001_5001_hw.zip", "1001"),

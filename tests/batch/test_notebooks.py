@@ -3,16 +3,13 @@ magics and shell lines left out and named in the feedback; one that does not par
 
 from __future__ import annotations
 
-import io
-import zipfile
-
 import nbformat
 import pytest
 
 from judge.batch.grade import EXIT_OK, grade_class
 from judge.batch.inputs import scan
 from judge.batch.notebooks import NotebookError, to_source
-from tests.batch.conftest import REFERENCE, WRONG, read_grades, write_tree
+from tests.batch.conftest import REFERENCE, WRONG, read_grades, write_tree, zip_bytes
 from tests.batch.test_lms_layouts import EXERCISE
 
 
@@ -29,14 +26,6 @@ SOLUTION = notebook(
     "%%bash\nls -l",
     "files = !ls\nx = torch.ones(2)\nif x.sum() > 0:\n    %time add(x, x)\n",
 )
-
-
-def _zip(files: dict[str, str]) -> bytes:
-    data = io.BytesIO()
-    with zipfile.ZipFile(data, "w") as archive:
-        for name, text in files.items():
-            archive.writestr(name, text)
-    return data.getvalue()
 
 
 def test_code_cells_in_order_magics_and_shell_left_out_and_named():
@@ -67,7 +56,7 @@ def test_which_file_a_folder_or_zip_gives(tmp_path):
         tmp_path,
         {
             "alice.ipynb": SOLUTION,
-            "bob.zip": _zip({"hw/900.ipynb": SOLUTION, "hw/scratch.ipynb": notebook("x = 1")}),
+            "bob.zip": zip_bytes({"hw/900.ipynb": SOLUTION, "hw/scratch.ipynb": notebook("x = 1")}),
             "carol.ipynb": "{not json at all",
             "dave/900.py": REFERENCE,
             "dave/900.ipynb": notebook(WRONG),  # the .py named like the exercise wins over a notebook
