@@ -161,9 +161,13 @@ def _match_instructor_files(options: GradeOptions, entries: list[Entry], earlier
     students of the download", into options.submitted_at), the extensions' and adjustments' students; the error that
     refuses the run, or ""."""
     students = {e.student for e in entries} | {r.student for r in earlier}
+    # other ids of a student: Gradescope's SID (its rows are named by submission), the gradebook's SIS User ID
+    aliases = {alias: e.student for e in entries for alias in e.aliases}
+    aliases |= {names[1]: user for user, names in options.gradebook_names.items() if names[1]}
+    options.extensions = {aliases.get(k, k): v for k, v in options.extensions.items()}
+    options.adjustments = {aliases.get(k, k): v for k, v in options.adjustments.items()}
     times: TimesFile | None = options.times_file
     if times is not None:
-        aliases = {names[1]: user for user, names in options.gradebook_names.items() if names[1]}
         matched = times.match(students, aliases)
         if not matched.times:
             return times.no_match(students)

@@ -54,6 +54,7 @@ class Entry:
     versions: list[Entry] = field(default_factory=list)  # every attempt, oldest first, when there are several
     attempt: str = ""  # the attempt as the download names it (a file, or a folder of one attempt's files)
     told: list[Text] = field(default_factory=list)  # what the student's feedback says of the file (left out, notebook)
+    aliases: list[str] = field(default_factory=list)  # other ids the LMS knows the student by (Gradescope's sid)
 
 
 @dataclass
@@ -251,6 +252,8 @@ def _entry_of(key: tuple[str, str], attempts: list[_Attempt], exercise: Exercise
         versions.append(attempt)
     chosen = versions[0] if choice == "first" else versions[-1]
     entry = _one_entry(chosen, exercise)
+    if key[0] == layouts.GRADESCOPE and key[1] != entry.student:  # its SID (or email): what a roster names it by
+        entry.aliases = [key[1]]
     if len(versions) > 1:
         entry.versions = [_one_entry(v, exercise) for v in versions]
         _name_attempts(entry, versions.index(chosen), choice)
@@ -276,6 +279,7 @@ def choose_best(entry: Entry, scores: dict[str, float]) -> Entry:
     best = max(range(len(entry.versions)), key=lambda i: (scores.get(entry.versions[i].origin, 0.0), i))
     chosen = entry.versions[best]
     chosen.student, chosen.versions = entry.student, entry.versions  # the id as made unique (id~2)
+    chosen.aliases = entry.aliases
     chosen.notes = [n for n in entry.notes if " attempts: judged " not in n]
     if entry.submitted_from not in ("lms", "file", ""):  # a time given for the student (--submitted-at, --worksheet)
         chosen.submitted, chosen.submitted_from = entry.submitted, entry.submitted_from
