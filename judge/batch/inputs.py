@@ -281,8 +281,7 @@ def choose_best(entry: Entry, scores: dict[str, float]) -> Entry:
     chosen.student, chosen.versions = entry.student, entry.versions  # the id as made unique (id~2)
     chosen.aliases = entry.aliases
     chosen.notes = [n for n in entry.notes if " attempts: judged " not in n]
-    if entry.submitted_from not in ("lms", "file", ""):  # a time given for the student (--submitted-at, --worksheet)
-        chosen.submitted, chosen.submitted_from = entry.submitted, entry.submitted_from
+    # each attempt keeps its own time: a times file's (the student's latest hand-in) is on the latest (apply_times)
     _name_attempts(chosen, best, "best")
     return chosen
 

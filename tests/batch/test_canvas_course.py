@@ -17,7 +17,7 @@ from judge.batch.command import command_options
 from judge.batch.grade import EXIT_OK, EXIT_USAGE, grade_class
 from judge.cli.subcommands import build_parser
 from judge.errors import JudgeError
-from tests.batch.conftest import REFERENCE, read_grades, write_tree
+from tests.batch.conftest import REFERENCE, WRONG, read_grades, write_tree
 
 # user id -> (Canvas's file-name stem, the gradebook's name, SIS User ID, when it was handed in, submission id). The
 # submission ids are other students' user ids: a reader that took `id` for the student would time the wrong one.
@@ -172,6 +172,11 @@ def test_each_attempt_is_timed_by_its_own_time(tmp_path, fixture_judge, fixture_
     status, log = _grade(tmp_path, fixture_judge, fixture_settings, *first_only)
     first = read_grades(tmp_path / "out")["1001"]
     assert status == EXIT_OK and first["late"] == "" and first["submitted"].startswith("2026-11-27T20:00+08:00")
+    (tmp_path / "class" / "alvarezmaria_1001_6001_900-1.py").write_text(WRONG, encoding="utf-8")  # the re-upload
+    best_only = ("--submitted-at", str(times), "--attempt", "best", "--late-from-mtime")
+    status, log = _grade(tmp_path, fixture_judge, fixture_settings, *best_only)
+    best = read_grades(tmp_path / "out")["1001"]  # the first upload scores best: judged by its own time, on time
+    assert status == EXIT_OK and best["verdict"] == "accepted" and best["late"] == "" and best["points"] == "10.00"
 
 
 def test_the_help_says_canvas_gradebook_exports_have_no_times(capsys):
