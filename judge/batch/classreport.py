@@ -154,7 +154,9 @@ def _over(row: Row) -> str:
         return ""
     minutes = int((row.submitted - row.deadline).total_seconds() // 60)
     days, rest = divmod(minutes, 24 * 60)
-    return f"+{days}d {rest // 60}h {rest % 60}m" if minutes > 0 else ""
+    if minutes <= 0:
+        return ""
+    return f"+{days}d {rest // 60}h {rest % 60}m" if days else f"+{rest // 60}h {rest % 60}m"
 
 
 def slowest(judged: list[Row]) -> list[dict[str, Any]]:
