@@ -11,29 +11,25 @@ from judge.batch.zones import shown
 from judge.report.catalog import say
 from judge.report.i18n import Lang
 from judge.report.models import Outcome, PublicReport
-from judge.report.textsafe import plain
+from judge.report.textsafe import hide_paths, plain
 
 MARKS = {Outcome.passed: "✅", Outcome.failed: "❌", Outcome.error: "❌", Outcome.skipped: "⏭"}
-# An absolute path of the grading machine (/usr/lib/python3/site-packages/torch/library.py, C:\judge\x.py), not a
-# URL's path (https://pytorch.org/docs/...) nor a fraction: the student reads where in a package, never the host's
-# layout.
-_HOST_PATH = re.compile(r"(?<![\w:/.~-])(?:[A-Za-z]:)?[/\\](?:[^\s/\\:'\"()<>,;]+[/\\])+[^\s/\\:'\"()<>,;]*")
-_PACKAGES = re.compile(r"[/\\](?:site|dist)-packages[/\\]")
+# An absolute path left once the judge's own installation is hidden (textsafe.hide_paths): a sandbox's work folder
+# (/tmp/judge-x1/work/105.py), a path on another machine (C:\\judge\\x.py); not a URL's path (https://pytorch.org/
+# docs/...), a fraction, nor what hide_paths left (<site-packages>/torch/library.py).
+_HOST_PATH = re.compile(r"(?<![\w:/.~<>-])(?:[A-Za-z]:)?[/\\](?:[^\s/\\:'\"()<>,;]+[/\\])+[^\s/\\:'\"()<>,;]*")
 
 
 def scrubbed(text: str) -> str:
-    """Student-facing text with the grading machine's paths cut down: a package's file to its path inside the
-    packages folder (torch/library.py), any other to its file name (…/x.py)."""
+    """Student-facing text without the grading machine's paths: the judge's installation as textsafe.hide_paths
+    names it (<site-packages>/torch/library.py), and any other absolute path cut to its file name (…/105.py). The
+    reports judged before hide_paths was applied at the source (a cached report) get the same."""
 
     def short(match: re.Match[str]) -> str:
-        path = match[0]
-        inside = _PACKAGES.split(path, maxsplit=1)
-        if len(inside) == 2:
-            return inside[1].replace("\\", "/")
-        name = re.split(r"[/\\]", path)[-1]
+        name = re.split(r"[/\\]", match[0])[-1]
         return f"…/{name}" if name else "…/"
 
-    return _HOST_PATH.sub(short, text)
+    return _HOST_PATH.sub(short, hide_paths(text))
 
 
 def word(key: str, lang: Lang, **fields: object) -> str:

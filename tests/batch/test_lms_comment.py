@@ -91,8 +91,8 @@ def test_no_path_of_the_grading_machine_reaches_a_student():
         "results": json.dumps(gradescope_results(row, "en")),
     }
     for where, text in texts.items():
-        assert "site-packages" not in text and "/opt/" not in text and "/tmp/" not in text, where
-        assert "torch/library.py:806" in text, where
+        assert "/opt/" not in text and "/tmp/" not in text and "python3.11" not in text, where
+        assert "<site-packages>/torch/library.py:806" in text, where
     assert "…/105.py:3" in texts["feedback"]
     assert scrubbed("see https://pytorch.org/docs/stable/library.html and a / b, 1/2") == (
         "see https://pytorch.org/docs/stable/library.html and a / b, 1/2"

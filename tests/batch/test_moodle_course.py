@@ -96,7 +96,7 @@ def test_the_worksheets_times_are_read_in_the_deadlines_zone_and_the_run_says_so
     html = (root / "out" / "class-report.html").read_text(encoding="utf-8")
     roster = html[html.index('id="roster"') :]
     assert "<code>2026-11-28T23:40+08:00</code>" in roster  # each hand-in with its offset, and how late it counts
-    assert "2d<div class=\"sub\">+1d 21h 11m</div>" in roster
+    assert '2d<div class="sub">+1d 21h 11m</div>' in roster
 
 
 def test_an_extension_moves_that_students_deadline_and_says_so(course):
