@@ -16,8 +16,9 @@ from judge.batch.cache import ReportCache, shared_folder
 from judge.batch.canvas_column import matching_note
 from judge.batch.exercise import Exercise
 from judge.batch.inputs import MAX_FILE, Entry, choose_best, scan
-from judge.batch.lateness import apply_times, check_file_times
+from judge.batch.lateness import TimesFile, apply_times, check_file_times
 from judge.batch.outputs import write_outputs
+from judge.batch.overrides import unmatched
 from judge.batch.policy import GradeOptions
 from judge.batch.policy import apply as apply_policy
 from judge.batch.progress import progress_for
@@ -114,6 +115,12 @@ def grade_class(
     if "canvas" in options.lms and not options.lms_column:
         title = problem.meta.title.en if language == "en" else problem.meta.title.zh
         print(f"note: {matching_note(title)}", file=stream)
+    for note in options.notes:  # the zone the run reads zone-less times in, and why: said once
+        print(f"note: {note}", file=stream)
+    refused = _match_instructor_files(options, found.entries, earlier.rows if earlier else [], stream)
+    if refused:
+        print(f"error: {refused}", file=stream)
+        return EXIT_USAGE
     if options.submitted_at:
         apply_times(found.entries, options.submitted_at, options.submitted_source or "submitted-at")
     refusal, warning = check_file_times(found.entries, options.deadline, options.late_from_mtime)
@@ -147,6 +154,30 @@ def grade_class(
 
 
 LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
+
+
+def _match_instructor_files(options: GradeOptions, entries: list[Entry], earlier: list[Row], stream: TextIO) -> str:
+    """Match what the instructor's files name to the download's students: the times file's rows ("N of M rows matched
+    students of the download", into options.submitted_at), the extensions' and adjustments' students; the error that
+    refuses the run, or ""."""
+    students = {e.student for e in entries} | {r.student for r in earlier}
+    # other ids of a student: Gradescope's SID (its rows are named by submission), the gradebook's SIS User ID
+    aliases = {alias: e.student for e in entries for alias in e.aliases}
+    aliases |= {names[1]: user for user, names in options.gradebook_names.items() if names[1]}
+    options.extensions = {aliases.get(k, k): v for k, v in options.extensions.items()}
+    options.adjustments = {aliases.get(k, k): v for k, v in options.adjustments.items()}
+    times: TimesFile | None = options.times_file
+    if times is not None:
+        matched = times.match(students, aliases)
+        if not matched.times:
+            return times.no_match(students)
+        print(f"note: {times.summary(matched)}", file=stream)
+        options.submitted_at = matched.times
+    for option, named in (("extensions", options.extensions), ("adjustments", options.adjustments)):
+        refusal = unmatched(option, students, list(named))
+        if refusal:
+            return refusal
+    return ""
 
 
 def _best_attempts(grader: BatchGrader, entries: list[Entry], stream: TextIO) -> list[Entry]:
