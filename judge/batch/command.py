@@ -157,6 +157,15 @@ def _grade(args: argparse.Namespace, settings: Settings) -> int:
     require("grade", "judge grade")
     from judge.batch.grade import grade_class  # noqa: PLC0415
 
+    run = {
+        "jobs": args.jobs,
+        "force": args.force,
+        "lang": args.lang,
+        "options": command_options(args, settings),
+        "only": args.only,
+        "replace": args.replace,
+    }
+    where = (args.problem, Path(args.submissions), Path(args.out), settings)
     if args.queue:  # the same judgements, sent to `judge worker`s (judge/queue imported lazily, like `judge serve`)
         require("scale", "judge grade --queue")
         from judge.queue.grading import queue_judge  # noqa: PLC0415
@@ -166,31 +175,8 @@ def _grade(args: argparse.Namespace, settings: Settings) -> int:
             print("judge grade --queue: set PRACTICE_QUEUE_URL (e.g. redis://host:6379/0) and PRACTICE_DATABASE_URL")
             return 2
         with judge:
-            return grade_class(
-                args.problem,
-                Path(args.submissions),
-                Path(args.out),
-                settings,
-                jobs=args.jobs,
-                force=args.force,
-                lang=args.lang,
-                judge=judge,
-                options=command_options(args, settings),
-                only=args.only,
-                replace=args.replace,
-            )
-    return grade_class(
-        args.problem,
-        Path(args.submissions),
-        Path(args.out),
-        settings,
-        jobs=args.jobs,
-        force=args.force,
-        lang=args.lang,
-        options=command_options(args, settings),
-        only=args.only,
-        replace=args.replace,
-    )
+            return grade_class(*where, judge=judge, **run)
+    return grade_class(*where, **run)
 
 
 def _gradescope(args: argparse.Namespace, settings: Settings) -> int:

@@ -28,16 +28,6 @@ from judge.batch.spreadsheet import csv_bytes
 from judge.problem.folders import Problem
 from judge.report.i18n import Lang
 
-FILES = (
-    "grades.csv",
-    "grades.xlsx",
-    "reports.jsonl",
-    "junit.xml",
-    "similarity.csv",
-    "skipped.csv",
-    "class-report.html",
-)
-
 
 def write_outputs(
     out: Path,
