@@ -45,6 +45,38 @@ def fixture_judge(fixture_settings):
 
 
 @pytest.fixture(scope="session")
+def playwright_session():
+    """One Playwright per test process: its sync API runs an event loop of its own, and a second one started in the
+    same process (another folder's browser tests on the same xdist worker) is refused."""
+    from tests.needs import need_chromium
+
+    need_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        yield p
+
+
+@pytest.fixture(scope="session")
+def browser_context(playwright_session):
+    """Debian's Chromium with a fresh profile, shared by the browser tests of one process (web, lti)."""
+    from tests.needs import CHROMIUM, CHROMIUM_ARGS
+
+    with tempfile.TemporaryDirectory(prefix="practice-chromium-") as profile:
+        context = playwright_session.chromium.launch_persistent_context(
+            profile,
+            executable_path=CHROMIUM,
+            args=CHROMIUM_ARGS,
+            viewport={"width": 1440, "height": 900},
+            locale="zh-CN",
+        )
+        try:
+            yield context
+        finally:
+            context.close()
+
+
+@pytest.fixture(scope="session")
 def judge():
     """A warm judge over the real problems folder."""
     with Judge() as real:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
+
 from judge.batch.classreport import check_failures, class_summary, render_class_report, score_histogram
 from judge.batch.rows import Row
 from judge.batch.similarity import Similarity, Threshold, compare
@@ -89,9 +91,8 @@ def _similarity():
     return compare(sources), sources
 
 
-def test_class_report_renders_offline_in_chromium(tmp_path):
+def test_class_report_renders_offline_in_chromium(tmp_path, playwright_session):
     need_chromium()
-    from playwright.sync_api import sync_playwright
 
     problem = ProblemSet(FIXTURE.parent).get("900")
     similarity, sources = _similarity()
@@ -103,7 +104,7 @@ def test_class_report_renders_offline_in_chromium(tmp_path):
     page_path.write_text(html, encoding="utf-8")
     ARTIFACTS.mkdir(exist_ok=True)
     outside, errors = [], []
-    with sync_playwright() as p:
+    with nullcontext(playwright_session) as p:  # the process's one Playwright (tests/conftest.py)
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.route(
@@ -187,12 +188,10 @@ DRAWN = """(family) => {
 }"""
 
 
-def test_a_chinese_report_reads_on_a_machine_without_cjk_fonts(tmp_path):
+def test_a_chinese_report_reads_on_a_machine_without_cjk_fonts(tmp_path, playwright_session):
     """The report embeds a subset of the generating machine's CJK font: in a Chromium that sees only a Latin font
     (its own fontconfig), its Chinese still draws as glyphs, not boxes."""
     need_chromium()
-    from playwright.sync_api import sync_playwright
-
     from judge.batch.cjkfont import FAMILY, find_cjk_font
 
     latin = next((p for p in ("/usr/share/fonts/truetype/dejavu",) if __import__("os").path.isdir(p)), None)
@@ -211,7 +210,7 @@ def test_a_chinese_report_reads_on_a_machine_without_cjk_fonts(tmp_path):
     import os
 
     env = {**os.environ, "FONTCONFIG_FILE": str(tmp_path / "fonts.conf")}
-    with sync_playwright() as p:
+    with nullcontext(playwright_session) as p:  # the process's one Playwright (tests/conftest.py)
         browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, env=env)
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(page_path.as_uri())

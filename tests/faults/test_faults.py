@@ -191,17 +191,6 @@ def test_the_page_draws_a_restarted_judgement_once(deploy, chromium):
 
 
 @pytest.fixture(scope="module")
-def chromium():
-    from tests.needs import CHROMIUM, CHROMIUM_ARGS, need_chromium
-
-    need_chromium()
-    from playwright.sync_api import sync_playwright
-
-    with tempfile.TemporaryDirectory(prefix="practice-chromium-") as profile, sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            profile, executable_path=CHROMIUM, args=CHROMIUM_ARGS, locale="zh-CN"
-        )
-        try:
-            yield context
-        finally:
-            context.close()
+def chromium(browser_context):
+    """The process's shared Chromium (tests/conftest.py: one Playwright a process)."""
+    return browser_context

@@ -6,13 +6,12 @@ from __future__ import annotations
 import pytest
 
 from tests.lti.conftest import REFERENCE, wait_for
-from tests.web.conftest import browser_context  # noqa: F401 - the shared Chromium fixture
 from tests.web.test_browser import TIMEOUT
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 
-def test_launch_in_the_lms_iframe_submit_then_the_gradebook_then_picker_and_course_view(lms, browser_context):  # noqa: F811
+def test_launch_in_the_lms_iframe_submit_then_the_gradebook_then_picker_and_course_view(lms, browser_context):
     lms.platform.link("rl-100", "100")
     page = browser_context.new_page()
     page.set_default_timeout(TIMEOUT)

@@ -14,8 +14,6 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.needs import CHROMIUM, CHROMIUM_ARGS, need_chromium
-
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(__file__).parent / "artifacts"  # screenshots (git-ignored)
 FIXTURES = REPO / "tests" / "fixtures" / "problems"
@@ -102,23 +100,3 @@ def client(server):
     """A fresh learner (no cookie yet) talking to the shared server."""
     with httpx.Client(base_url=server.url, timeout=60) as c:
         yield c
-
-
-@pytest.fixture(scope="session")
-def browser_context():
-    need_chromium()
-    from playwright.sync_api import sync_playwright
-
-    ARTIFACTS.mkdir(exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="practice-chromium-") as profile, sync_playwright() as p:
-        context = p.chromium.launch_persistent_context(
-            profile,
-            executable_path=CHROMIUM,
-            args=CHROMIUM_ARGS,
-            viewport={"width": 1440, "height": 900},
-            locale="zh-CN",
-        )
-        try:
-            yield context
-        finally:
-            context.close()
