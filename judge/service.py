@@ -12,6 +12,7 @@ from judge.grading.judgement import Judgement, Runtime
 from judge.grading.passes import grade_once
 from judge.grading.precheck import compile_failure, not_compiled
 from judge.problem.folders import Problem, ProblemSet, require_needs
+from judge.problem.hints import attach_hints
 from judge.report.events import EventSink
 from judge.report.i18n import Lang
 from judge.report.models import Mode, Report, internal_error
@@ -94,6 +95,7 @@ class Judge:
                 with self._lock:
                     self._in_flight -= 1
         report.duration_s = round(time.monotonic() - started, 3)
+        attach_hints(problem, report.cases)  # the hint ladder of each check that did not pass (feedback only)
         report.versions = self.versions()
         report.problem_digest = problem.digest
         # For instructors: constructs to look at, tampering, and the grading's own (a GPU tier with native code).

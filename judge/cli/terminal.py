@@ -29,12 +29,19 @@ from judge.settings import Settings
 
 
 def run_problem(
-    problem_id: str, path: str | None, as_json: bool, public: bool, settings: Settings, server: str | None = None
+    problem_id: str,
+    path: str | None,
+    as_json: bool,
+    public: bool,
+    settings: Settings,
+    server: str | None = None,
+    hints: int = 0,
 ) -> int:
+    """hints: rungs of each failing check's hint ladder to print (`--hint N`)."""
     if server:  # judged by a judge server's web API, printed the same way
         from judge.cli.server_client import run_remote  # noqa: PLC0415 - httpx only when asked for
 
-        return run_remote(problem_id, path, as_json, public, server, settings)
+        return run_remote(problem_id, path, as_json, public, server, settings, hints)
     from judge.problem.folders import ProblemSet  # noqa: PLC0415 - keeps `--help` instant
 
     lang, (out, err) = settings.lang, consoles()
@@ -56,7 +63,7 @@ def run_problem(
     if as_json:
         print(json.dumps(public_report.model_dump(mode="json"), ensure_ascii=False))
     else:
-        print_report(out, public_report, str(target))
+        print_report(out, public_report, str(target), hints)
         _notices(err, report, lang)
         if report.verdict == Verdict.accepted and not public and SKIPPED_TIER not in report.tiers.values():
             from judge.cli.statement import next_step  # noqa: PLC0415
