@@ -250,25 +250,37 @@ def _alive(pid: int) -> bool:
         return True
 
 
+def statuses(settings: Settings) -> list[dict[str, Any]]:
+    """What each warm local judge of this user says of itself (`judge daemon status --json`), with its socket."""
+    return [{**answer, "socket": str(path)} for path in daemons(settings) if (answer := ask(path, "status"))]
+
+
 def status_lines(settings: Settings) -> list[str]:
-    lang, lines = settings.lang, []
-    for path in daemons(settings):
-        answer = ask(path, "status")
-        if answer is None:
-            continue
+    """`judge daemon status` in sentences, in the learner's language: how many, and for each what it judges, how
+    long it has been idle and will wait, and the judging settings in which it differs from this terminal's."""
+    lang, found = settings.lang, statuses(settings)
+    if not found:
+        return [say("daemon.none").get(lang)]
+    defaults = settings.model_dump(mode="json")
+    lines = [say("daemon.count", n=len(found)).get(lang)]
+    for answer in found:
         ident = answer.get("identity", {})
-        lines.append(
-            say(
-                "daemon.status",
-                pid=answer.get("pid"),
-                problems=ident.get("problems_dir", "?"),
-                judge=ident.get("judge", "?"),
-                torch=ident.get("torch", "?"),
-                busy=answer.get("busy", 0),
-                idle=answer.get("idle_s", 0),
-                limit=answer.get("idle_limit_s", 0),
-                socket=path,
-            ).get(lang)
+        idle, limit = float(answer.get("idle_s", 0)), float(answer.get("idle_limit_s", 0))
+        busy = int(answer.get("busy", 0))
+        held = dict(ident.get("settings", {}))
+        changed = {k: v for k, v in held.items() if k in defaults and defaults[k] != v and k != "problems_dir"}
+        pairs = ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(changed.items()))
+        said = say(
+            "daemon.status",
+            pid=answer.get("pid"),
+            problems=ident.get("problems_dir", "?"),
+            judge=ident.get("judge", "?"),
+            torch=ident.get("torch", "?"),
+            busy=say("daemon.busy", n=busy) if busy else say("daemon.not_busy"),
+            idle=idle,
+            left=max(0.0, limit - idle),
+            socket=answer["socket"],
         )
-        lines.append("  " + json.dumps(ident.get("settings", {}), sort_keys=True))
-    return lines or [say("daemon.none").get(lang)]
+        settings_said = say("daemon.settings_differ", pairs=pairs) if pairs else say("daemon.settings_default")
+        lines.append("  " + (said + Text(zh="", en=" ") + settings_said).get(lang))
+    return lines
