@@ -175,7 +175,7 @@ def _difference(name: str, a: Any, b: Any, tolerances: dict[str, tuple[float, fl
         diff = ""
         if wrong is not None and a.shape == b.shape and not exact and a.numel():
             diff = show(a.detach().to(torch.float64) - b.detach().to(torch.float64))
-        said = wrong or say("try.within", rtol=rtol, atol=atol)
+        said = wrong or (say("try.equal") if exact else say("try.within", rtol=rtol, atol=atol))
         return Difference(name=name, same=wrong is None, message=said, diff=diff)
     try:
         same = type(a) is type(b) and bool(a == b)

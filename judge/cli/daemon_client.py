@@ -28,6 +28,7 @@ from judge.report.catalog import say
 from judge.report.events import EVENT, EventSink
 from judge.report.i18n import Lang, Text
 from judge.report.models import Mode, Report
+from judge.report.trying import TryResult
 from judge.settings import Settings
 
 START_TIMEOUT_S = 120.0  # a cold start imports the judge (seconds, more on a busy machine)
@@ -48,19 +49,46 @@ def grade(
     lang: Lang,
 ) -> Report | None:
     """The warm judge's report; JudgeError as in-process; None: judge in-process (after saying why, if it matters)."""
-    settings = _absolute(settings)
-    path = socket_path(settings, identity(settings))
-    if path is None:
-        return None
     request = {
         "op": "grade",
-        "problem": problem.id,
-        "digest": problem.digest,
         "source": base64.b64encode(source).decode("ascii"),
         "mode": mode,
         "display_name": display_name,
         "events": on_event is not None,
     }
+    answer = _ask(settings, problem, request, on_event, err, lang)
+    return Report.model_validate(answer["report"]) if answer is not None else None
+
+
+def try_input(
+    settings: Settings, problem: Problem, source: bytes, input_text: str, display_name: str, err: Console
+) -> TryResult | None:
+    """The warm judge's Try (judge.grading.trying); JudgeError as in-process; None: try it in-process."""
+    request = {
+        "op": "try",
+        "source": base64.b64encode(source).decode("ascii"),
+        "input": input_text,
+        "display_name": display_name,
+    }
+    answer = _ask(settings, problem, request, None, err, settings.lang)
+    return TryResult.model_validate(answer["result"]) if answer is not None else None
+
+
+def _ask(
+    settings: Settings,
+    problem: Problem,
+    request: dict[str, Any],
+    on_event: EventSink | None,
+    err: Console,
+    lang: Lang,
+) -> dict[str, Any] | None:
+    """Send `request` about `problem` to the warm judge (starting it, replacing a stale one once) and return its
+    answer ({"report": ...} or {"result": ...}); JudgeError as in-process; None: do it in-process instead."""
+    settings = _absolute(settings)
+    path = socket_path(settings, identity(settings))
+    if path is None:
+        return None
+    request = {**request, "problem": problem.id, "digest": problem.digest}
     timeout = 2 * problem.meta.limits.wall_s + START_TIMEOUT_S  # hidden events come only when their pass ends
     for _attempt in range(2):  # a stale judge stops and frees the path; the second try starts a fresh one
         request["identity"] = identity(settings)  # again: what changed may be this checkout, since the first try
@@ -85,7 +113,7 @@ def grade(
             continue
         if "error" in answer:
             raise _error(answer["error"])
-        return Report.model_validate(answer["report"])
+        return answer
     err.print(say("daemon.changing").get(lang))  # still changing (files being edited): judge here
     return None
 
@@ -126,7 +154,7 @@ def _exchange(conn: socket.socket, request: dict[str, Any], on_event: EventSink 
             if on_event is not None:
                 on_event(EVENT.validate_python(message["event"]))
             continue
-        if {"report", "error", "stale"} & message.keys():
+        if {"report", "result", "error", "stale"} & message.keys():
             return message
         raise Lost
 

@@ -13,6 +13,8 @@ from judge.problem import hints as hint_files
 from judge.problem.folders import Problem
 from judge.problem.probe_rules import check_probes_file
 from judge.problem.statement import unrendered
+from judge.problem.trying import FILE as TRY_FILE
+from judge.problem.trying import example_problems
 from judge.report.i18n import LANGS, Text
 from judge.report.models import Outcome, Report, Verdict
 
@@ -191,6 +193,8 @@ def static_checks(problem: Problem) -> Iterator[Check]:
     )
     gaps = ladder_gaps(problem)
     yield Check(f"{hint_files.FILE} parses, in zh and en, for tests that exist", not gaps, 0.0, _listed(gaps))
+    gaps = example_problems(problem)
+    yield Check(f"{TRY_FILE} names probes that exist, and its examples read", not gaps, 0.0, _listed(gaps))
     started = time.monotonic()
     try:
         wrong = problem.wrong_solutions()
