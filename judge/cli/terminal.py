@@ -22,8 +22,9 @@ from judge.errors import JudgeError
 from judge.problem.folders import Problem
 from judge.problem.tiers import CPU
 from judge.problem.tiers import SKIPPED as SKIPPED_TIER
-from judge.report.catalog import say
-from judge.report.i18n import Lang
+from judge.queue.progress import Entry
+from judge.report.catalog import MESSAGES, say
+from judge.report.i18n import Lang, Text
 from judge.report.models import Mode, PublicReport, Report, Verdict, internal_error
 from judge.settings import Settings
 
@@ -130,14 +131,24 @@ def list_problems(settings: Settings) -> int:
         )
         difficulty = say(f"list.{problem.meta.difficulty}")
         row = say("list.row", id=f"{problem.id:>4}", title=title, difficulty=difficulty, state=files.state(problem))
-        solved = files.solved(problem)
+        page = files.page(problem)  # the browser's, where `judge serve` shares this machine's data folder
+        solved = files.solved(problem) or (page.solved if page is not None else None)
         mark = "✓" if solved else " "
         done = "  " + say("list.done", day=solved).get(settings.lang) if solved else ""
-        console.print(f"{mark}{row.get(settings.lang)}{done}{needs}", highlight=False, markup=False)
+        on_page = "  " + _page_state(page).get(settings.lang) if page is not None else ""
+        console.print(f"{mark}{row.get(settings.lang)}{done}{on_page}{needs}", highlight=False, markup=False)
         count += solved is not None
         total += 1
     console.print(say("list.done_count", done=count, total=total).get(settings.lang), highlight=False, markup=False)
     return EXIT_ACCEPTED
+
+
+def _page_state(page: Entry) -> Text:
+    """`page: accepted (all tests)`: the browser's last judgement of the exercise."""
+    known = f"verdict.{page.verdict}" in MESSAGES
+    verdict = say(f"verdict.{page.verdict}") if known else Text.same(page.verdict)
+    tests = say("list.public_tests" if page.mode == "run" else "list.all_tests")
+    return say("list.page", verdict=verdict, tests=tests)
 
 
 def print_error(exc: JudgeError, lang: Lang) -> None:
