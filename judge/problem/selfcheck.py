@@ -170,6 +170,35 @@ def leaked_by_hints(report: Report, problem: Problem) -> list[str]:
     return leaks
 
 
+SECRET_LINE = 30  # characters: a line this long from a solution or a hidden test is the author's, not a hint's
+
+
+def hints_show_no_secret(problem: Problem) -> list[str]:
+    """Hints (and Try's examples) are served to learners, so none may repeat a line of a solution, a hidden test or
+    the conftest that no public file (starter, public tests, probes, statements) shows already: the near-answer
+    is near, not the answer (the web test tests/web/test_no_leaks.py holds every route to the same rule)."""
+    served = [problem.root / name for name in (hint_files.FILE, TRY_FILE)]
+    texts = [path.read_text(encoding="utf-8") for path in served if path.is_file()]
+    if not texts:
+        return []
+    public = [problem.starter_path, problem.tests_dir / "test_public.py", problem.probes_path]
+    public_text = "\n".join(
+        p.read_text(encoding="utf-8") for p in [*public, *problem.root.glob("prompt.*.md")] if p.is_file()
+    )
+    secret = [
+        problem.tests_dir / "test_hidden.py",
+        problem.tests_dir / "conftest.py",
+        *problem.root.glob("solutions/**/*.py"),
+    ]
+    found = []
+    for path in secret:
+        for line in path.read_text(encoding="utf-8").splitlines() if path.is_file() else []:
+            line = line.strip()
+            if len(line) >= SECRET_LINE and line not in public_text and not line.startswith(("#", '"""')):
+                found += [f"{path.relative_to(problem.root)}: {line[:60]!r}" for text in texts if line in text]
+    return found
+
+
 def static_checks(problem: Problem) -> Iterator[Check]:
     """Checks that run nothing: files present, statements and titles in both languages, declarations parse."""
     for rel in REQUIRED_FILES:
@@ -193,6 +222,10 @@ def static_checks(problem: Problem) -> Iterator[Check]:
     )
     gaps = ladder_gaps(problem)
     yield Check(f"{hint_files.FILE} parses, in zh and en, for tests that exist", not gaps, 0.0, _listed(gaps))
+    secrets = hints_show_no_secret(problem)
+    yield Check(
+        "hints and Try examples repeat no line of a solution or hidden test", not secrets, 0.0, _listed(secrets)
+    )
     gaps = example_problems(problem)
     yield Check(f"{TRY_FILE} names probes that exist, and its examples read", not gaps, 0.0, _listed(gaps))
     started = time.monotonic()

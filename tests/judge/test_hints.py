@@ -13,7 +13,7 @@ from rich.console import Console
 from judge.cli.render import print_report
 from judge.problem import hints
 from judge.problem.folders import ProblemSet, load_problem
-from judge.problem.selfcheck import ladder_gaps, leaked_by_hints, static_checks
+from judge.problem.selfcheck import hints_show_no_secret, ladder_gaps, leaked_by_hints, static_checks
 from judge.report.catalog import say
 from judge.report.i18n import Text
 from judge.report.models import CaseResult, Outcome, Report, Verdict
@@ -141,3 +141,17 @@ def test_the_terminal_shows_the_first_n_hints_of_each_failing_check_once(lang):
         assert two.count(first) == 1 and two.count(second) == 1 and third not in two
     assert say("cli.hint_line", n=2, of=3, text="").get(lang).strip() in two
     assert say("cli.hints_available", id="100").get(lang) not in two
+
+
+def test_a_hint_that_repeats_a_solution_line_is_refused(tmp_path):
+    shutil.copytree(PROBLEMS.get("104").root, tmp_path / "104-free-slots")
+    folder = tmp_path / "104-free-slots"
+    assert hints_show_no_secret(load_problem(folder)) == []
+    line = "return torch.nonzero(~used).flatten()"
+    assert line in (folder / "solutions" / "reference.py").read_text(encoding="utf-8")
+    text = (folder / "hints.toml").read_text(encoding="utf-8")
+    (folder / "hints.toml").write_text(text.replace("Take nonzero of ~used", line), encoding="utf-8")
+    found = hints_show_no_secret(load_problem(folder))
+    assert found and all("solutions/" in f or "conftest" in f for f in found) and any(line in f for f in found)
+    name = "hints and Try examples repeat no line of a solution or hidden test"
+    assert not {c.name: c for c in static_checks(load_problem(folder))}[name].ok
