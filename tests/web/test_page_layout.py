@@ -89,6 +89,13 @@ def test_the_caret_sits_under_its_column_in_a_monospace_block_that_scrolls(page)
 
 
 def test_the_editor_shows_thirty_lines_and_the_panes_resize_and_are_remembered(page):
+    # The verdict before this one grew the results (the editor kept only the lines its file has): not kept.
+    doc_lines = page.evaluate("document.querySelector('#editor').shadowRoot.querySelectorAll('.cm-line').length")
+    assert editor_lines(page) >= doc_lines and page.locator("#results").bounding_box()["height"] > 350
+    # A position the learner chose is kept and wins over that growth: at the default share, thirty lines.
+    page.evaluate("localStorage.setItem('practice-layout', JSON.stringify({left: 0.42, editor: 0.82}))")
+    page.reload()
+    page.wait_for_selector("#verdict:not(.idle)")
     assert editor_lines(page) >= 30
     statement = page.locator("#pane-statement")
     before = statement.bounding_box()["width"]
