@@ -18,7 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from judge.errors import ProblemInvalid
-from judge.problem.folders import Problem
+from judge.problem.folders import Problem, ProblemFile
 from judge.report.catalog import say
 from judge.report.i18n import Text
 from judge.report.models import CaseResult, Outcome
@@ -60,15 +60,10 @@ def check_key(problem_id: str, check: str, hidden: bool) -> str:
     return "hidden-" + hashlib.sha256(f"{problem_id}\0{check}".encode()).hexdigest()[:10]
 
 
-class ProblemHints:
+class ProblemHints(ProblemFile):
     """One problem's hints file, read once; an absent file means no hints (every lookup is empty)."""
 
-    def __init__(self, problem: Problem):
-        self.problem = problem
-
-    @property
-    def path(self) -> Path:
-        return self.problem.root / FILE
+    FILE = FILE
 
     @cached_property
     def ladder(self) -> Ladder:

@@ -19,7 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from judge.errors import BadSubmission, JudgeError, ProblemInvalid
-from judge.problem.folders import Problem
+from judge.problem.folders import Problem, ProblemFile
 from judge.report.catalog import say
 
 FILE = "try.toml"
@@ -129,15 +129,10 @@ class TryInput(BaseModel):
     args: dict[str, TensorSpec | Scalar | list[Scalar]] = Field(default_factory=dict)
 
 
-class ProblemTry:
+class ProblemTry(ProblemFile):
     """A problem's try.toml, read once; an absent file means the exercise offers no Try."""
 
-    def __init__(self, problem: Problem):
-        self.problem = problem
-
-    @property
-    def path(self) -> Path:
-        return self.problem.root / FILE
+    FILE = FILE
 
     @cached_property
     def ops(self) -> dict[str, TryOp]:

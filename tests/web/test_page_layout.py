@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from judge.report.catalog import MESSAGES
 from tests.web.conftest import REPO
-from tests.web.helpers import REFERENCE, SYNTAX_ERROR
+from tests.web.helpers import REFERENCE, SYNTAX_ERROR, fresh_problem_page
 from tests.web.test_browser import TIMEOUT, judged_by, replace_code, shot, shot_both
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -40,13 +40,7 @@ CARET_IN_SIGHT = f"() => {{ const c = ({CARET})(); return c.left < c.caretLeft &
 
 @pytest.fixture(scope="module")
 def page(server, browser_context):
-    page = browser_context.new_page()
-    page.set_default_timeout(TIMEOUT)
-    page.context.add_cookies([{"name": "practice_lang", "value": "zh", "url": server.url}])
-    page.goto(f"{server.url}/problems/100")
-    page.evaluate("localStorage.clear()")
-    page.reload()
-    page.wait_for_selector(".cm-content")
+    page = fresh_problem_page(server, browser_context, TIMEOUT)
     yield page
     page.close()
 

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from judge.report.catalog import say
 from tests.web.conftest import REPO
-from tests.web.helpers import EX100
+from tests.web.helpers import EX100, fresh_problem_page
 from tests.web.test_browser import TIMEOUT, judged_by, replace_code
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -33,14 +33,8 @@ IN_VIEW = """() => {
 
 @pytest.fixture(scope="module")
 def page(server, browser_context):
-    page = browser_context.new_page()
-    page.set_default_timeout(TIMEOUT)
+    page = fresh_problem_page(server, browser_context, TIMEOUT)
     page.set_viewport_size(LAPTOP)
-    page.context.add_cookies([{"name": "practice_lang", "value": "zh", "url": server.url}])
-    page.goto(f"{server.url}/problems/100")
-    page.evaluate("localStorage.clear()")
-    page.reload()
-    page.wait_for_selector(".cm-content")
     yield page
     page.set_viewport_size({"width": 1440, "height": 900})
     page.evaluate("localStorage.clear()")
