@@ -37,7 +37,7 @@ E = TypeVar("E", Built, Observed, Compared, Failed)
 INPUT_PROBES = Path(__file__).resolve().parents[1] / "worker" / "tryinputs.py"
 CHECKER_GRACE_S = 5.0  # the checker outlives its worker's limit by this much, to tell what happened
 MAX_EVENT_LINE = 4 << 20
-MAX_CACHED = 128
+MAX_CACHED = 32  # each holds the reference's output on one input (a few hundred KiB at most)
 _cached: OrderedDict[str, Observed] = OrderedDict()
 _lock = threading.Lock()
 
