@@ -9,6 +9,10 @@ from dataclasses import asdict, dataclass, field
 EXIT_MEMORY = 86
 # A planned isolation layer could not be applied in the child, so the job did not run (the judge's fault).
 EXIT_LAYER = 87
+# The worker found, when its session ended, that the submission changed what the judge trusts beyond a reply's
+# check (the dispatcher's kernel table): whatever the checker saw is not believed.
+EXIT_TAMPERED = 88
+STACK_BYTES = 64 << 10  # the most of a job's stack descriptor the zygote keeps
 
 
 @dataclass
@@ -35,6 +39,10 @@ class JobSpec:
     # since CUDA reserves far more address space than any limit would allow; a cgroup or container bounds them.
     devices_rw: list[str] = field(default_factory=list)
     address_space_limit: bool = True
+    # A second way out, after the job's own descriptors: one end of a socket pair whose other end the zygote reads
+    # when the job ends (JobFacts.stack). The job's trusted start hands it to what must write there (the worker's
+    # stack at a time limit) and fences it from the rest (judge.worker.guard): text its later code cannot forge.
+    stack: bool = False
 
     def to_wire(self) -> dict:
         return asdict(self)
@@ -58,6 +66,7 @@ class JobFacts:
     setup_s: float | None = None  # fork to target start: the sandbox's own cost for this job
     sandbox_error: str = ""  # an isolation layer failed to apply: an infrastructure fault, not the learner's
     leftover_processes: int = 0  # processes of the job still alive when its end was reported (0: none outlived it)
+    stack: str = ""  # what the job wrote on its JobSpec.stack descriptor (at most STACK_BYTES)
 
     def to_wire(self) -> dict:
         return asdict(self)

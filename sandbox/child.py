@@ -14,6 +14,7 @@ import tempfile
 import time
 import traceback
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 from sandbox import layers, syscalls
 from sandbox.base import EXIT_MEMORY, JobSpec
@@ -49,33 +50,39 @@ def _redirect(out_fd: int) -> None:
     os.close(out_fd)
 
 
-def run(
-    spec: JobSpec,
-    fds: list[int],
-    out_fd: int | None,
-    plan: dict[str, str],
-    group: JobGroup | None,
-    report_fd: int,
-    started: float,
-    zygote_pid: int,
-    preload: Sequence[str] = (),
-) -> None:
-    """Body of a job's process; never returns. preload: modules to import first (spawn mode only)."""
+@dataclass(frozen=True)
+class Start:
+    """What a job's process starts from, handed by its zygote (by fork, or through sandbox.spawned's bundle)."""
+
+    spec: JobSpec
+    fds: list[int]  # the job's descriptors, passed to its target (the stack's last, where spec.stack asks for it)
+    out_fd: int | None  # where stdout and stderr go (None: a spawned child has them already)
+    plan: dict[str, str]  # the layers planned for it (sandbox.layers.plan)
+    group: JobGroup | None  # its cgroup
+    report_fd: int  # the layer report's pipe to the zygote
+    started: float  # time.monotonic() when the zygote began the job
+    zygote_pid: int  # the parent a job dies with
+    preload: Sequence[str] = field(default_factory=tuple)  # modules to import first (spawn mode only)
+
+
+def run(start: Start) -> None:
+    """Body of a job's process; never returns."""
+    spec, fds, plan, group = start.spec, start.fds, start.plan, start.group
     code = 1
     try:
         if syscalls.LINUX:  # a job never outlives its zygote; elsewhere the zygote kills jobs when it ends
             syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)
-        if os.getppid() != zygote_pid:
+        if os.getppid() != start.zygote_pid:
             os._exit(code)
-        if out_fd is not None:
-            _redirect(out_fd)
-        for name in preload:
+        if start.out_fd is not None:
+            _redirect(start.out_fd)
+        for name in start.preload:
             importlib.import_module(name)
         module, func = spec.target.split(":")
         target = getattr(importlib.import_module(module), func)  # trusted code: imported before isolation
-        report = layers.LayerReport(report_fd, spec, plan)
+        report = layers.LayerReport(start.report_fd, spec, plan)
         scratch = layers.enter(spec, plan, group, fds, report)
-        report.send(setup_s=round(time.monotonic() - started, 4))
+        report.send(setup_s=round(time.monotonic() - start.started, 4))
         job_env(spec, scratch, plan)
         if "torch" in sys.modules:
             sys.modules["torch"].set_num_threads(spec.threads)

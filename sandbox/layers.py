@@ -131,19 +131,7 @@ def enter(
     if "mount" in on and "mount" not in report.changed:
         scratch = spec.workdir or DEFAULT_SCRATCH
         view = paths.host_view(spec.hide) if spec.hide else host_mod.current().view
-        report.step(
-            ["mount"],
-            mounts.build,
-            view,
-            scratch,
-            spec.workdir,
-            spec.scratch_bytes,
-            spec.shm_bytes,
-            uid,
-            gid,
-            "pid" in on,
-            spec.scratch_exec,
-        )
+        report.step(["mount"], mounts.build, view, scratch, spec, uid, gid, "pid" in on)
     elif scratch and "uid" in on:
         report.step(["uid"], os.chown, scratch, uid, gid)  # the job's own folder, on the host
     if "uid" in on:
@@ -162,7 +150,9 @@ def enter(
     if "seccomp" in on:
         report.step(["seccomp"], seccomp_filter.load, host_mod.current().seccomp)
     if "rlimits" in on:
-        memory = spec.memory_bytes if "memory" not in on and spec.address_space_limit else None
+        # The address space too, cgroup or not: the cgroup charges only the pages a job touches, and memory reserved
+        # and never touched (a model's weights made with torch.empty) is what a job is not allowed to hold either.
+        memory = spec.memory_bytes if spec.address_space_limit else None
         procs = spec.max_pids if ("pids" not in on and "uid" in on) else None
         report.step(["rlimits"], rlimits.apply, spec.wall_s, min(spec.scratch_bytes, FILE_LIMIT_CAP), memory, procs)
     return scratch

@@ -16,22 +16,16 @@ import shutil
 import stat
 
 from sandbox import syscalls
+from sandbox.base import JobSpec
 from sandbox.paths import View, _under
 
 _RO = syscalls.MS_RDONLY | syscalls.MS_NOSUID | syscalls.MS_NODEV | syscalls.MS_NOEXEC
 
 
-def build(
-    view: View,
-    scratch: str,
-    workdir: str | None,
-    scratch_bytes: int,
-    shm_bytes: int,
-    uid: int,
-    gid: int,
-    new_proc: bool,
-    scratch_exec: bool = True,
-) -> None:
+def build(view: View, scratch: str, spec: JobSpec, uid: int, gid: int, new_proc: bool) -> None:
+    """The job's mount view: a read-only private root with `view`'s folders hidden, a private scratch tmpfs holding
+    a copy of spec.workdir (noexec unless spec.scratch_exec), a private /dev/shm, and a /proc of its own."""
+    workdir, scratch_bytes, shm_bytes = spec.workdir, spec.scratch_bytes, spec.shm_bytes
     source = os.open(workdir, os.O_RDONLY | os.O_DIRECTORY) if workdir else None
     kept = {path: os.open(path, os.O_PATH) for path in view.keep if os.path.exists(path)}
     try:
@@ -40,7 +34,7 @@ def build(
             _cover_dir(path, kept, scratch)
         for path in view.hide_files:
             _bind("/dev/null", path, read_only=True)
-        _tmpfs(scratch, f"size={scratch_bytes},mode=0700,uid={uid},gid={gid}", noexec=not scratch_exec)
+        _tmpfs(scratch, f"size={scratch_bytes},mode=0700,uid={uid},gid={gid}", noexec=not spec.scratch_exec)
         if source is not None:
             _copy_tree(source, scratch, uid, gid)
         if os.path.isdir("/dev/shm"):

@@ -1,9 +1,12 @@
 """Resource limits that turn runaway behaviour into clear errors (file size, open files, core dumps, CPU time).
 
-They are not the memory limit where a memory cgroup exists: an address-space limit misses /dev/shm and
-counts the zygote's shared torch mappings. Without a memory cgroup it is the fallback, measured from the
-current size so that the warm parent's heap is not the learner's. RLIMIT_NPROC counts every process of
-the uid on the host, so it is only the fallback where no pids cgroup exists.
+The address-space limit is measured from the current size, so that the warm parent's heap (torch's shared
+mappings included) is not the learner's: it bounds what a job reserves on top of that by the job's memory
+limit. A memory cgroup, where one exists, bounds what a job touches (and /dev/shm, which an address-space limit
+misses); the rlimit bounds what it reserves and never touches, which no cgroup charges (a model's real weights
+made with torch.empty: exercise 102's "no real weights"). GPU jobs get none (CUDA reserves far more address space
+than any limit would allow). RLIMIT_NPROC counts every process of the uid on the host, so it is only the fallback
+where no pids cgroup exists.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ def vm_size() -> int:
 
 
 def apply(wall_s: float, file_bytes: int, memory_bytes: int | None = None, max_procs: int | None = None) -> None:
-    """memory_bytes / max_procs: only where no cgroup enforces them."""
+    """memory_bytes: the address space on top of the current size; max_procs: only where no cgroup enforces it."""
     cpu = int(wall_s) + CPU_GRACE_S
     limits = {
         resource.RLIMIT_CORE: (0, 0),

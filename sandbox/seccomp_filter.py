@@ -164,10 +164,15 @@ _F_DUPFD, _F_SETFD, _F_DUPFD_CLOEXEC, _FIONCLEX = 0, 2, 1030, 0x5450
 NO_NEW_SOCKETS = ("socket", "socketpair", "pidfd_getfd")
 
 
-def fence(fd: int) -> str:
-    """Load a second filter on this process (and its future children) under which `fd` can only be used by
-    sendmsg and recvmsg, i.e. through a socket object; no signal handler can be installed, no memfd made
-    and no socket created.
+# A sealed descriptor is not used at all by the fenced thread: neither through the calls above nor by sendmsg and
+# recvmsg. A thread started before the fence (faulthandler's watchdog) is not under it and still writes there.
+_SEALED_ARG0 = ("sendmsg", "recvmsg", "getsockopt", "fcntl", "ioctl")
+
+
+def fence(fd: int, sealed: tuple[int, ...] = ()) -> str:
+    """Load a second filter on this thread (and the threads and processes it starts) under which `fd` can only be
+    used by sendmsg and recvmsg, i.e. through a socket object, and each descriptor of `sealed` not at all; no
+    signal handler can be installed, no memfd made and no socket created.
 
     Returns 'active' or why not. Code that can make a socket object on `fd` still can: keeping it from
     doing so is the caller's part (judge.worker.guard)."""
@@ -181,13 +186,17 @@ def fence(fd: int) -> str:
     except Exception as exc:  # noqa: BLE001 - e.g. libseccomp missing
         return f"libseccomp unusable: {exc}"
     deny = sc.ERRNO(errno.EPERM)
-    for position, names in ((0, _FD_ARG0), (1, _FD_ARG1), (2, _FD_ARG2)):
-        for name in names:
-            _add(flt, deny, name, sc.Arg(position, sc.EQ, fd))
+    for guarded in (fd, *sealed):
+        for position, names in ((0, _FD_ARG0), (1, _FD_ARG1), (2, _FD_ARG2)):
+            for name in names:
+                _add(flt, deny, name, sc.Arg(position, sc.EQ, guarded))
+        _add(flt, deny, "close_range", sc.Arg(0, sc.LE, guarded), sc.Arg(1, sc.GE, guarded))
     for command in (_F_DUPFD, _F_SETFD, _F_DUPFD_CLOEXEC):
         _add(flt, deny, "fcntl", sc.Arg(0, sc.EQ, fd), sc.Arg(1, sc.EQ, command))
     _add(flt, deny, "ioctl", sc.Arg(0, sc.EQ, fd), sc.Arg(1, sc.MASKED_EQ, 0xFFFFFFFF, _FIONCLEX))
-    _add(flt, deny, "close_range", sc.Arg(0, sc.LE, fd), sc.Arg(1, sc.GE, fd))
+    for other in sealed:
+        for name in _SEALED_ARG0:
+            _add(flt, deny, name, sc.Arg(0, sc.EQ, other))
     _add(flt, deny, "rt_sigaction", sc.Arg(1, sc.NE, 0))  # a Python signal handler runs inside any frame
     _add(flt, deny, "memfd_create")  # an executable anonymous file: native code the guard cannot see
     for name in NO_NEW_SOCKETS:

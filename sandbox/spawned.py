@@ -19,26 +19,18 @@ from sandbox.base import JobSpec
 from sandbox.cgroups import JobGroup
 
 
-def launch(
-    spec: JobSpec,
-    fds: list[int],
-    out_fd: int,
-    plan: dict[str, str],
-    group: JobGroup | None,
-    report_fd: int,
-    started: float,
-    preload: list[str],
-) -> subprocess.Popen:
-    """In the zygote: start the job's interpreter (argv list, never a shell), in its own session."""
+def launch(start: child.Start) -> subprocess.Popen:
+    """In the zygote: start the job's interpreter (argv list, never a shell), in its own session; its stdout and
+    stderr go to start.out_fd."""
     bundle = {
-        "spec": spec.to_wire(),
-        "fds": list(fds),
-        "plan": plan,
-        "group": _group_to_wire(group),
-        "report_fd": report_fd,
-        "started": started,
-        "zygote_pid": os.getpid(),
-        "preload": list(preload),
+        "spec": start.spec.to_wire(),
+        "fds": list(start.fds),
+        "plan": start.plan,
+        "group": _group_to_wire(start.group),
+        "report_fd": start.report_fd,
+        "started": start.started,
+        "zygote_pid": start.zygote_pid,
+        "preload": list(start.preload),
         "host": host.to_wire(host.current()),
     }
     with tempfile.TemporaryFile() as fh:  # unlinked already; no size limit, unlike a pipe the zygote would block on
@@ -48,10 +40,10 @@ def launch(
         argv = [sys.executable, "-m", "sandbox.spawned", "--bundle-fd", str(fh.fileno())]
         return subprocess.Popen(
             argv,
-            pass_fds=[*fds, report_fd, fh.fileno()],
+            pass_fds=[*start.fds, start.report_fd, fh.fileno()],
             stdin=subprocess.DEVNULL,
-            stdout=out_fd,
-            stderr=out_fd,
+            stdout=start.out_fd,
+            stderr=start.out_fd,
             start_new_session=True,
         )
 
@@ -82,15 +74,17 @@ def main() -> None:
     plan = bundle["plan"]
     host.adopt(bundle["host"], seccomp=plan.get("seccomp") == "active")  # no second probe
     child.run(
-        JobSpec.from_wire(bundle["spec"]),
-        bundle["fds"],
-        None,
-        plan,
-        _group_from_wire(bundle["group"]),
-        bundle["report_fd"],
-        bundle["started"],
-        bundle["zygote_pid"],
-        bundle["preload"],
+        child.Start(
+            spec=JobSpec.from_wire(bundle["spec"]),
+            fds=bundle["fds"],
+            out_fd=None,
+            plan=plan,
+            group=_group_from_wire(bundle["group"]),
+            report_fd=bundle["report_fd"],
+            started=bundle["started"],
+            zygote_pid=bundle["zygote_pid"],
+            preload=bundle["preload"],
+        )
     )
 
 

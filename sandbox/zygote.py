@@ -20,11 +20,11 @@ import socket
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 
 from sandbox import child as child_body
 from sandbox import host, layers, protocol, spawned
-from sandbox.base import EXIT_MEMORY, JobFacts, JobSpec
-from sandbox.cgroups import JobGroup
+from sandbox.base import EXIT_MEMORY, STACK_BYTES, JobFacts, JobSpec
 from sandbox.output import OutputRecord
 from sandbox.reaper import Reaper, peak_mib
 
@@ -35,23 +35,21 @@ class Child:
     def __init__(
         self,
         job_id: int,
-        spec: JobSpec,
+        start: child_body.Start,
         pid: int,
-        out_fd: int,
-        report_fd: int,
-        plan: dict[str, str],
-        group: JobGroup | None,
-        started: float,
+        ours: tuple[int, int, socket.socket | None],
         proc=None,
     ):
-        self.job_id, self.spec, self.pid, self.out_fd, self.report_fd = job_id, spec, pid, out_fd, report_fd
-        self.group = group
-        self.started = started
-        self.deadline = self.started + spec.wall_s
+        """ours: the zygote's ends of the job's output pipe, its layer report's pipe and its stack descriptor."""
+        self.job_id, self.spec, self.pid = job_id, start.spec, pid
+        self.out_fd, self.report_fd, self.stack = ours  # the stack's is read when the job ends (JobSpec.stack)
+        self.group = start.group
+        self.started = start.started
+        self.deadline = self.started + start.spec.wall_s
         self.reaped = False
         self.proc = proc  # spawn mode: the Popen, kept so that it never reaps (or warns about) our child
-        self.output = OutputRecord(spec.output_bytes)
-        self.facts = JobFacts(layers=plan)
+        self.output = OutputRecord(start.spec.output_bytes)
+        self.facts = JobFacts(layers=start.plan)
 
     def kill(self) -> None:
         try:
@@ -66,6 +64,23 @@ class Child:
 
 
 EMPTY_BOUND_S = 5.0  # how long a job's end waits for its cgroup to empty (a fork bomb's processes dying)
+
+
+def _read_stack(sock: socket.socket | None) -> str:
+    """What the job wrote on its stack descriptor (it has ended: no writer is left), at most STACK_BYTES."""
+    if sock is None:
+        return ""
+    chunks, size = [], 0
+    while size < STACK_BYTES:
+        try:
+            chunk = sock.recv(STACK_BYTES - size)
+        except (BlockingIOError, OSError):
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+        size += len(chunk)
+    return b"".join(chunks).decode("utf-8", "replace")
 
 
 def _kill_quietly(pid: int) -> None:
@@ -123,44 +138,40 @@ class ZygoteServer:
         group = layers.make_group(spec, plan, str(job_id))
         read_fd, write_fd = os.pipe()
         report_r, report_w = os.pipe()
+        ours, theirs = socket.socketpair() if spec.stack else (None, None)
+        job_fds = [*fds, theirs.fileno()] if theirs is not None else fds
+        start = child_body.Start(spec, job_fds, write_fd, plan, group, report_w, started, os.getpid(), self.preload)
         proc = None
         if self.spawn:
-            proc = spawned.launch(spec, fds, write_fd, plan, group, report_w, started, self.preload)
+            proc = spawned.launch(start)
             pid = proc.pid
         else:
-            pid = self._fork(spec, fds, write_fd, plan, group, report_w, started, (read_fd, report_r))
+            pid = self._fork(start, (read_fd, report_r) + ((ours.fileno(),) if ours is not None else ()))
         os.close(write_fd)
         os.close(report_w)
         for fd in fds:
             os.close(fd)
+        if theirs is not None and ours is not None:
+            theirs.close()
+            ours.setblocking(False)
         os.set_blocking(read_fd, False)
         os.set_blocking(report_r, False)
-        child = Child(job_id, spec, pid, read_fd, report_r, plan, group, started, proc)
+        child = Child(job_id, start, pid, (read_fd, report_r, ours), proc)
         self.children[job_id] = child
         self.selector.register(read_fd, selectors.EVENT_READ, ("out", child))
         self.reaper.watch(child)
         protocol.send(self.control, {"job": job_id, "event": "started", "pid": pid})
 
-    def _fork(
-        self,
-        spec: JobSpec,
-        fds: list[int],
-        write_fd: int,
-        plan: dict[str, str],
-        group: JobGroup | None,
-        report_w: int,
-        started: float,
-        parent_fds: tuple[int, int],
-    ) -> int:
+    def _fork(self, start: child_body.Start, parent_fds: tuple[int, ...]) -> int:
+        """Fork the job's process (the child closes the zygote's ends, `parent_fds`, and runs the child body)."""
         sys.stdout.flush()
         sys.stderr.flush()
-        zygote_pid = os.getpid()
         pid = os.fork()
         if pid == 0:
             for fd in parent_fds:
                 os.close(fd)
             self._close_inherited()
-            child_body.run(spec, fds, write_fd, plan, group, report_w, started, zygote_pid)
+            child_body.run(replace(start, preload=()))  # a fork has the zygote's modules already
         return pid
 
     def _close_inherited(self) -> None:
@@ -171,6 +182,8 @@ class ZygoteServer:
         for other in self.children.values():
             for fd in (other.out_fd, other.report_fd):
                 os.close(fd)
+            if other.stack is not None:
+                other.stack.close()
 
     def _on_output(self, child: Child) -> None:
         try:
@@ -207,6 +220,7 @@ class ZygoteServer:
         # A worker that caught a refused allocation says so by its exit code (the only signal without a cgroup).
         facts.memory_exceeded = facts.memory_exceeded or facts.exit_code == EXIT_MEMORY
         facts.output_tail = child.output.text()
+        facts.stack = _read_stack(child.stack)
         self._read_report(child)
         layers.release(child.group)
         self._forget(child)
@@ -234,6 +248,8 @@ class ZygoteServer:
 
     def _forget(self, child: Child) -> None:
         os.close(child.report_fd)
+        if child.stack is not None:
+            child.stack.close()
         self.reaper.forget(child)
         try:
             self.selector.unregister(child.out_fd)

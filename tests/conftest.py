@@ -53,7 +53,7 @@ def judge():
 
 # Tests of one folder share that folder's session fixtures (a dockerd, a web server, a browser): under
 # pytest-xdist's --dist loadgroup each folder below runs on one worker, so those fixtures start once.
-XDIST_GROUPS = ("docker", "web", "scale", "redteam", "batch", "faults")
+XDIST_GROUPS = ("docker", "web", "scale", "redteam", "batch", "faults", "lti")
 
 
 @pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups (it registers after conftests)

@@ -121,6 +121,9 @@ def create_submission(body: SubmissionIn, request: Request) -> JSONResponse:
         body.file_name,
         address=request.scope["state"].get("address"),
     )
+    on_submitted = request.scope["state"].get("on_submitted")  # an LTI session's: the grade passback's outbox row
+    if on_submitted is not None:
+        on_submitted(sub)
     return JSONResponse(
         Accepted(id=sub.id, status=sub.status).model_dump(),
         status_code=202,

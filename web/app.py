@@ -27,6 +27,7 @@ from web.broadcast import Broadcast
 from web.config import WebSettings
 from web.dispatch import Dispatcher
 from web.judgelike import JudgeLike
+from web.lti import wiring as lti_wiring
 from web.middleware import WebMiddleware
 from web.service import WebService
 
@@ -149,12 +150,14 @@ def create_app(
         app.state.service = service
         if own is not None and service.local:  # warm parents in the background: the first learner should not wait
             threading.Thread(target=_warm_quietly, args=(own,), name="judge-warm", daemon=True).start()
+        stop_lti = lti_wiring.start(app, service, settings)
         resumed = service.resume()
         if resumed:
             log.warning("re-queued %d submissions left unfinished by the last run", resumed)
         try:
             yield
         finally:
+            stop_lti()
             for extra in extras:
                 extra.stop()
             service.close()
@@ -181,5 +184,6 @@ def create_app(
     app.include_router(learner.router)  # Try, the progress shared with the terminal, the learner's guide
     app.include_router(ops.router)
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
+    lti_wiring.install(app)  # the LTI 1.3 tool (web/lti): /lti routes, LTI sessions
     app.add_middleware(WebMiddleware, max_body=settings.max_body_bytes, cookie_key=settings.cookie_key())
     return app

@@ -142,4 +142,6 @@ def metrics(request: Request) -> Response:
 
     registry = CollectorRegistry(auto_describe=False)
     registry.register(ServiceCollector(request.app.state.service))  # a Collector by shape
+    for collector in getattr(request.app.state, "collectors", []):  # parts' own families (the LTI outbox)
+        registry.register(collector)
     return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)

@@ -46,8 +46,9 @@ def texts_json() -> str:
 def shell(request: Request, status: int = 200) -> HTMLResponse:
     lang = pick_lang(request.scope["state"].get("lang_cookie"), request.headers.get("accept-language"))
     texts = page_texts()[lang]
+    lti = request.scope["state"].get("lti")  # a learner launched from an LMS: named as the LMS names them
     html = TEMPLATES.get_template("index.html").render(
-        lang=lang, t=lambda key: texts.get(key, key), texts_json=texts_json()
+        lang=lang, t=lambda key: texts.get(key, key), texts_json=texts_json(), learner_name=getattr(lti, "name", "")
     )
     return HTMLResponse(html, status_code=status, headers={"Cache-Control": "no-cache"})
 

@@ -1,5 +1,7 @@
 """Exceptions a test sees when it calls into the learner's worker."""
 
+from judge.report.i18n import Text
+
 
 class WorkerLost(Exception):
     """The worker died, was killed for a limit, or broke the protocol; no reply will come."""
@@ -18,3 +20,12 @@ class LearnerError(Exception):
         self.learner_line = learner_line
         where = f" (line {learner_line})" if learner_line else ""
         super().__init__(f"{type_name}: {message}{where}")
+
+
+class Refused(Exception):
+    """What the learner's code handed back is of a kind the statement does not ask for (a tensor subclass): the case
+    fails with this text, whatever the test would have compared."""
+
+    def __init__(self, text: Text):
+        self.text = text
+        super().__init__(text.en)

@@ -58,5 +58,19 @@ def disagreement(
     return None
 
 
+def not_reentrant(first: Mapping[str, Any], again: Mapping[str, Any]) -> tuple[str, str] | None:
+    """None when the backward, run twice on the same graph with the same output gradient, gave the very same
+    gradients (gradcheck's reentrancy check, with its tolerance of 0); else what differs, as (zh, en)."""
+    for name, got in first.items():
+        other = again.get(name)
+        if (got is None) != (other is None):
+            return _pair(say("gradcheck.not_reentrant", name=name, difference="None"))
+        if isinstance(got, torch.Tensor) and isinstance(other, torch.Tensor):
+            if got.shape != other.shape or not torch.equal(got, other):
+                most = float((got.double() - other.double()).abs().max()) if got.shape == other.shape else float("nan")
+                return _pair(say("gradcheck.not_reentrant", name=name, difference=f"{most:.3g}"))
+    return None
+
+
 def _pair(text: Text) -> tuple[str, str]:
     return text.zh, text.en

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge.checker.errors import LearnerError, Tampered, WorkerLost
+from judge.checker.errors import LearnerError, Refused, Tampered, WorkerLost
 from judge.checker.remote import ImportFailed
 from judge.report.catalog import MESSAGES, say
 from judge.report.feedback import as_text, decode, msg
@@ -39,7 +39,7 @@ def import_failure(error: ImportRaised, display_name: str) -> Text:
 
 
 def case_message(exc: BaseException, display_name: str) -> Text:
-    if isinstance(exc, CaseFailed):
+    if isinstance(exc, (CaseFailed, Refused)):
         return exc.text
     if isinstance(exc, LearnerError):
         return say(

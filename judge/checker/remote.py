@@ -6,7 +6,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from judge.checker.errors import LearnerError, Tampered, WorkerLost
+from judge.checker.errors import LearnerError, Refused, Tampered, WorkerLost
+from judge.report.catalog import say
 from judge.report.optrace import Trace
 from judge.report.textsafe import valid
 from judge.wire.channel import Channel, ChannelClosed
@@ -14,6 +15,7 @@ from judge.wire.protocol import ImportLost, ImportOk, ImportRaised, ProbeRequest
 from judge.wire.replies import ReplyRejected, check_reply
 
 TAMPERED = "the worker's guard found the judge's own code changed"
+SUBCLASS_KEY = "tensor_subclass"  # judge.worker.tensors.SUBCLASS_KEY (the checker imports nothing of the worker's)
 
 
 class ImportFailed(Exception):
@@ -27,6 +29,9 @@ class Remote:
         self.lost: str | None = None
         self.import_error: ImportRaised | None = None
         self.tampered = False
+        # The notes the worker's guard sent while the last probe call ran (judge.worker.compiled: each graph the
+        # judge's own backend compiled, as it compiled it): data the checker owns, which no reply can take back.
+        self.notes: list[dict[str, Any]] = []
 
     def handshake(self) -> ImportOk | ImportRaised | ImportLost:
         """Wait for the worker's import report; returns it (also stored on failure)."""
@@ -60,8 +65,9 @@ class Remote:
             raise (Tampered if self.tampered else WorkerLost)(self.lost)
         try:
             request: ProbeRequest = {"probe": probe, "args": list(args), "kwargs": kwargs}
+            self.notes = []
             self.channel.send(request)
-            reply = check_reply(self.channel.recv(self.deadline))
+            reply = self._reply()
         except (ChannelClosed, OSError) as exc:
             self.lost = str(exc)
             raise WorkerLost(self.lost) from None
@@ -69,6 +75,25 @@ class Remote:
             self.lost = f"worker reply rejected: {exc}"
             raise WorkerLost(self.lost) from None
         return self._unwrap(reply)
+
+    def _reply(self, _limit: int = 10_000) -> Any:
+        """The probe's reply, after the notes sent while it ran (at most `_limit` of them: a flood is a lost worker)."""
+        for _ in range(_limit):
+            frame = check_reply(self.channel.recv(self.deadline))
+            if type(frame) is dict and len(frame) == 1 and type(frame.get("note")) is dict:
+                self.notes.append(frame["note"])
+                continue
+            return frame
+        raise ReplyRejected(f"more than {_limit} notes in one probe call")
+
+    def graphs(self) -> list[list[str]]:
+        """The graphs Dynamo compiled through the judge's backend during the last call: each one's node targets."""
+        found = []
+        for note in self.notes:
+            graph = note.get("graph")
+            if type(graph) is dict and type(graph.get("targets")) is list:
+                found.append([str(t) for t in graph["targets"]])
+        return found
 
     def trace(self, probe: str, args: list[Any], kwargs: dict[str, Any]) -> Trace | None:
         """The op trace of probes.<probe>(solution, *args, **kwargs) (judge.worker.optrace), or None when the
@@ -78,7 +103,7 @@ class Remote:
         try:
             request: ProbeRequest = {"probe": probe, "args": args, "kwargs": kwargs, "trace": True}
             self.channel.send(request)
-            reply = check_reply(self.channel.recv(self.deadline))
+            reply = self._reply()
         except (ChannelClosed, OSError, ReplyRejected, ValueError) as exc:
             self.lost = f"worker lost while tracing: {exc}"
             return None
@@ -92,6 +117,9 @@ class Remote:
     def _unwrap(self, reply: Any) -> Any:
         if type(reply) is dict and len(reply) == 1:
             if "ok" in reply:
+                refused = subclass_in(reply["ok"])
+                if refused is not None:
+                    raise Refused(say("case.tensor_subclass", name=valid(refused)[:200]))
                 return reply["ok"]
             raised = reply.get("raised")
             if type(raised) is dict:
@@ -108,3 +136,19 @@ class Remote:
                 raise Tampered(self.lost)
         self.lost = "worker sent a reply that is not {'ok': ...} or {'raised': ...}"
         raise WorkerLost(self.lost)
+
+
+def subclass_in(data: Any) -> str | None:
+    """The class name of the first tensor in a (checked, plain) reply that the worker refused to read
+    (judge.worker.tensors: a subclass of a tensor class), or None."""
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if type(item) is dict:
+            name = item.get(SUBCLASS_KEY)
+            if type(name) is str:
+                return name
+            stack.extend(item.values())
+        elif type(item) in (list, tuple):
+            stack.extend(item)
+    return None

@@ -46,9 +46,9 @@ def grade(
     on_event: EventSink | None,
     display_name: str,
     err: Console,
-    lang: Lang,
 ) -> Report | None:
-    """The warm judge's report; JudgeError as in-process; None: judge in-process (after saying why, if it matters)."""
+    """The warm judge's report; JudgeError as in-process; None: judge in-process (after saying why, if it matters,
+    in settings.lang)."""
     request = {
         "op": "grade",
         "source": base64.b64encode(source).decode("ascii"),
@@ -56,7 +56,7 @@ def grade(
         "display_name": display_name,
         "events": on_event is not None,
     }
-    answer = _ask(settings, problem, request, on_event, err, lang)
+    answer = _ask(settings, problem, request, on_event, err)
     return Report.model_validate(answer["report"]) if answer is not None else None
 
 
@@ -70,7 +70,7 @@ def try_input(
         "input": input_text,
         "display_name": display_name,
     }
-    answer = _ask(settings, problem, request, None, err, settings.lang)
+    answer = _ask(settings, problem, request, None, err)
     return TryResult.model_validate(answer["result"]) if answer is not None else None
 
 
@@ -80,10 +80,11 @@ def _ask(
     request: dict[str, Any],
     on_event: EventSink | None,
     err: Console,
-    lang: Lang,
 ) -> dict[str, Any] | None:
     """Send `request` about `problem` to the warm judge (starting it, replacing a stale one once) and return its
-    answer ({"report": ...} or {"result": ...}); JudgeError as in-process; None: do it in-process instead."""
+    answer ({"report": ...} or {"result": ...}); JudgeError as in-process; None: do it in-process instead (after
+    saying why, if it matters, in settings.lang)."""
+    lang = settings.lang
     settings = _absolute(settings)
     path = socket_path(settings, identity(settings))
     if path is None:

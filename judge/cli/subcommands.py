@@ -65,7 +65,14 @@ def _doctor(args: argparse.Namespace, settings: Settings) -> int:
 
 # Modules that add sub-commands of their own: each has register(sub) adding a parser whose handler is
 # handler(args, settings) -> exit status. They must import nothing heavy at module level (--help stays instant).
-EXTENSIONS = ["judge.cli.trying", "judge.batch.command", "judge.image.command", "web.command", "judge.queue.command"]
+EXTENSIONS = [
+    "judge.cli.trying",
+    "judge.batch.command",
+    "judge.image.command",
+    "web.command",
+    "web.lti.command",
+    "judge.queue.command",
+]
 
 
 def _extensions(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:

@@ -83,7 +83,7 @@ def _grade(
     if settings.daemon:
         from judge.cli import daemon_client  # noqa: PLC0415
 
-        report = daemon_client.grade(settings, problem, source, mode, marks, name, err, settings.lang)
+        report = daemon_client.grade(settings, problem, source, mode, marks, name, err)
         if report is not None:
             return report
     from judge.service import Judge  # noqa: PLC0415 - only when judging here

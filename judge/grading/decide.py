@@ -11,7 +11,7 @@ from judge.problem.tiers import SKIPPED
 from judge.report.catalog import say
 from judge.report.i18n import Text
 from judge.report.models import CaseResult, Mode, Outcome, Report, RunInfo, Verdict
-from sandbox.base import EXIT_LAYER, JobFacts
+from sandbox.base import EXIT_LAYER, EXIT_TAMPERED, JobFacts
 
 
 @dataclass
@@ -74,9 +74,15 @@ def _worker_verdicts(facts: JobFacts | None, lost: bool) -> list[Verdict]:
         found.append(Verdict.time_limit_exceeded)
     if facts.output_exceeded:
         found.append(Verdict.output_limit_exceeded)
-    if lost and not found:
+    if (lost and not found) or _tampered(facts):
         found.append(Verdict.runtime_error)
     return found
+
+
+def _tampered(facts: JobFacts | None) -> bool:
+    """The worker found, when its session ended, that the submission changed the dispatcher's table
+    (judge.worker.registrations): nothing the checker saw is believed."""
+    return facts is not None and facts.exit_code == EXIT_TAMPERED
 
 
 def _how(facts: JobFacts | None) -> Text:
@@ -151,7 +157,7 @@ def decide(
         message=_summary(verdict, mode, log, worker, limits, source, memory_hint),
         detail=detail,
         run=worker or RunInfo(),
-        tampered=any(c.tampered for c in cases),
+        tampered=any(c.tampered for c in cases) or _tampered(worker),
         flags=sorted(log.flags),
         error_line=log.import_error.line if verdict == Verdict.compile_error and log.import_error else None,
     )
@@ -201,6 +207,8 @@ def _summary(
 ) -> Text:
     if verdict == Verdict.internal_error:
         return say("internal_error")
+    if verdict == Verdict.runtime_error and _tampered(worker):
+        return say("summary.tampered_table")
     if verdict == Verdict.compile_error:
         error = log.import_error or ImportProblem()
         return import_block(log.import_message, error.type, error.line, source, message=error.message)

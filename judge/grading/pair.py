@@ -49,6 +49,7 @@ def launch(judgement: Judgement, settings: Settings, env: dict[str, str], wall_s
         env=dict(env),
         hide=(str(problem.root.parent),),
         skip_layers=tuple(skipped_layers(settings)),
+        full_table_check=judgement.mode == "submit",  # a Submit's verdict is the one that counts: every kernel
     )
 
 

@@ -104,7 +104,7 @@ def _one_pass(
     pair = run_pair(runtime.runners(step.runner), runtime.checker_zygote, worker, checker, relay.read, runtime.cancel)
     log, worker_facts = pair.read, pair.worker
     if worker_facts.timed_out:
-        log.stuck, worker_facts.output_tail = find_stuck(worker_facts.output_tail, judgement.display_name)
+        log.stuck = find_stuck(worker_facts.stack, judgement.display_name)
     if log.exit_code is None:
         log.fault = "checker ended without finishing"
     log.checker_output = pair.checker.output_tail if pair.checker is not None else ""

@@ -1,10 +1,10 @@
-"""Where the learner's code was when the time limit hit: read from the stack the worker printed just before it.
+"""Where the learner's code was when the time limit hit: read from the stack the worker wrote just before it.
 
-The worker arms faulthandler to write every thread's stack to its stderr shortly before its limit
-(judge.worker.main); the sandbox keeps it with the worker's output. Output is the worker's word, so only a
-line number and a function name are taken from it, and only frames of the learner's own file; the judge shows
-them for a public case only (a hidden case's line could carry its input out). The block is taken out of the
-output the learner is shown: it is the judge's, not theirs.
+The worker arms faulthandler to write every thread's stack shortly before its limit (judge.worker.main), on a
+descriptor of its own that the sandbox reads when the worker ends (JobFacts.stack) and that the guard's fence seals
+from the learner's code: nothing the learner prints can pass for it. Only a line number and a function name are
+taken from it, and only frames of the learner's own file; the judge shows them for a public case only (a hidden
+case's line could carry its input out).
 """
 
 from __future__ import annotations
@@ -30,15 +30,13 @@ class Stuck:
     function: str
 
 
-def find_stuck(output: str, display_name: str) -> tuple[Stuck | None, str]:
-    """The innermost frame of the learner's file (compiled under `display_name`) in the last stack block (most
-    recent call first), and the output without that block; (None, output) when there is none."""
-    blocks = list(_BLOCK.finditer(output))
-    if not blocks:
-        return None, output
-    block = blocks[-1]
-    rest = output[: block.start()] + output[block.end() :]
+def find_stuck(stack: str, display_name: str) -> Stuck | None:
+    """The innermost frame of the learner's file (compiled under `display_name`) in the first stack block (most
+    recent call first: the watchdog writes one), or None when there is none."""
+    block = _BLOCK.search(stack)
+    if block is None:
+        return None
     for frame in _FRAME.finditer(block.group(0)):
         if frame["file"] == display_name or PurePosixPath(frame["file"]).name == SOLUTION_FILE:
-            return Stuck(line=int(frame["line"]), function=frame["name"]), rest
-    return None, rest
+            return Stuck(line=int(frame["line"]), function=frame["name"])
+    return None

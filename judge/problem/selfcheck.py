@@ -11,7 +11,7 @@ from pathlib import Path
 from judge.errors import ProblemInvalid
 from judge.problem import hints as hint_files
 from judge.problem.folders import Problem
-from judge.problem.probe_rules import check_probes_file
+from judge.problem.probe_rules import check_observing_file, check_probes_file
 from judge.problem.statement import unrendered
 from judge.problem.trying import FILE as TRY_FILE
 from judge.problem.trying import example_problems
@@ -219,6 +219,14 @@ def static_checks(problem: Problem) -> Iterator[Check]:
         not decides,
         0.0,
         _listed(decides) + where,
+    )
+    reads = [str(f) for f in check_observing_file(problem.root / "tests" / "probes.py")]
+    where = " — read tensors through judge.worker.tensors (docs/authoring.en.md)" if reads else ""
+    yield Check(
+        "probes read tensors only through the worker's accessors (no .dtype, .shape, isinstance(...) in probes.py)",
+        not reads,
+        0.0,
+        _listed(reads) + where,
     )
     gaps = ladder_gaps(problem)
     yield Check(f"{hint_files.FILE} parses, in zh and en, for tests that exist", not gaps, 0.0, _listed(gaps))

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from judge.report.catalog import say
@@ -54,17 +55,19 @@ def _flat(text: str) -> str:
     return " ".join(str(text).replace(_OPEN, "").replace(_SEP, "").replace(_CLOSE, "").split())
 
 
-def compare(
-    got: object,
-    want: torch.Tensor,
-    *,
-    rtol: float,
-    atol: float,
-    dtype: torch.dtype | None = None,
-    relative_to_max: bool = False,
-    scale: torch.Tensor | None = None,
-    scale_name: tuple[str, str] = ("s", "s"),
-) -> Text | None:
+@dataclass(frozen=True)
+class Closeness:
+    """How close is close enough: compare()'s and assert_close()'s keyword arguments, as one value."""
+
+    rtol: float
+    atol: float
+    dtype: torch.dtype | None = None  # the dtype got must have, when given
+    relative_to_max: bool = False  # rtol scales with |want|'s largest element instead of each element's
+    scale: torch.Tensor | None = None  # an elementwise scale instead of |want| (named scale_name in messages)
+    scale_name: tuple[str, str] = ("s", "s")
+
+
+def compare(got: object, want: torch.Tensor, how: Closeness | None = None, **options: Any) -> Text | None:
     """None when got is a tensor of want's shape (and of dtype, when given) whose every element is within
     atol + rtol * |want| (|want|'s largest element with relative_to_max), computed in float64; else what is wrong.
 
@@ -73,6 +76,9 @@ def compare(
     an expected NaN."""
     import torch  # noqa: PLC0415 - the checker has it loaded; front ends that only decode messages never need it
 
+    how = how or Closeness(**options)
+    rtol, atol, dtype, scale, scale_name = how.rtol, how.atol, how.dtype, how.scale, how.scale_name
+    relative_to_max = how.relative_to_max
     if not isinstance(got, torch.Tensor):
         return say("compare.not_tensor", got=type(got).__name__)
     head = say("compare.of", shape=list(got.shape), dtype=_dtype(got.dtype))
@@ -118,31 +124,11 @@ def compare(
     )
 
 
-def assert_close(
-    got: object,
-    want: torch.Tensor,
-    *,
-    rtol: float,
-    atol: float,
-    dtype: torch.dtype | None = None,
-    relative_to_max: bool = False,
-    scale: torch.Tensor | None = None,
-    scale_name: tuple[str, str] = ("s", "s"),
-    what: tuple[str, str] | None = None,
-) -> None:
+def assert_close(got: object, want: torch.Tensor, what: tuple[str, str] | None = None, **options: Any) -> None:
     """Fail the case with compare()'s explanation, after what=(zh, en) naming the value checked."""
     import pytest  # noqa: PLC0415
 
-    problem = compare(
-        got,
-        want,
-        rtol=rtol,
-        atol=atol,
-        dtype=dtype,
-        relative_to_max=relative_to_max,
-        scale=scale,
-        scale_name=scale_name,
-    )
+    problem = compare(got, want, **options)
     if problem is not None:
         zh, en = (f"{what[0]}：{problem.zh}", f"{what[1]}: {problem.en}") if what else (problem.zh, problem.en)
         pytest.fail(msg(zh, en), pytrace=False)

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from judge.report.i18n import Lang, Text
 from judge.report.optrace import OpTrace, PublicOpTrace
+from judge.report.textsafe import hide_paths
 from sandbox.base import JobFacts
 
 # Each line of what the learner's code printed is shown behind this mark, so no printed line can pass
@@ -264,8 +265,9 @@ def public_hidden_case(number: int, case: CaseResult, lang: Lang) -> PublicCase:
 
 
 def fence_output(text: str) -> str:
-    """Every line the learner's code printed, behind OUTPUT_MARK."""
-    return "".join(OUTPUT_MARK + line for line in text.splitlines(keepends=True)) if text else ""
+    """Every line the learner's code printed, behind OUTPUT_MARK, with the judge's install paths hidden (a warning
+    raised with a high stacklevel, a traceback or a printed __file__ names them)."""
+    return "".join(OUTPUT_MARK + line for line in hide_paths(text).splitlines(keepends=True)) if text else ""
 
 
 class PublicCase(BaseModel):

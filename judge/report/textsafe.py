@@ -1,7 +1,11 @@
-"""Learner-derived text made safe to carry and to show: valid Unicode, no control or layout characters."""
+"""Learner-derived text made safe to carry and to show: valid Unicode, no control or layout characters, no host path."""
 
+import functools
 import re
+import sys
+import sysconfig
 import unicodedata
+from pathlib import Path
 
 # C0 controls except tab and newline, DEL, and C1 controls (which include CSI on some terminals).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -42,10 +46,42 @@ _STACK_LINE = re.compile(
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|(?<=[。！？；])")
 
 
+# Where the judge is installed, as it shows in a warning's file name, a traceback or a module's __file__ that the
+# learner's code prints: never shown to a learner (or a student, in batch feedback). Any site-packages or
+# lib/pythonX.Y folder (a container's included), and this host's interpreter and checkout by their own paths.
+_SITE = re.compile(r"(?:/[^\s\"'<>:]+)*/(?:site|dist)-packages(?=/|\b)")
+_STDLIB = re.compile(r"(?:/[^\s\"'<>:]+)*/lib/python3\.\d+(?=/|\b)")
+
+
+@functools.cache
+def _host_prefixes() -> tuple[tuple[str, str], ...]:
+    paths = sysconfig.get_paths()
+    named = {
+        paths.get("purelib"): "<site-packages>",
+        paths.get("platlib"): "<site-packages>",
+        paths.get("stdlib"): "<python>",
+        paths.get("platstdlib"): "<python>",
+        str(Path(__file__).resolve().parents[2]): "<judge>",
+        sys.prefix: "<python>",
+        sys.base_prefix: "<python>",
+        sys.exec_prefix: "<python>",
+    }
+    found = [(str(path), name) for path, name in named.items() if path and len(str(path)) > 1]
+    return tuple(sorted(found, key=lambda item: -len(item[0])))
+
+
+def hide_paths(text: str) -> str:
+    """Text with the paths of the judge's installation replaced by <judge>, <python>, <site-packages>."""
+    for prefix, name in _host_prefixes():
+        text = text.replace(prefix, name)
+    return _STDLIB.sub("<python>", _SITE.sub("<site-packages>", text))
+
+
 def shorten(text: str, limit: int = 300) -> str:
-    """Learner text kept to about `limit` characters: torch's noise and stack dumps stripped, cut only at sentence
-    boundaries, the first sentence always whole (within a hard cap of 4 x limit, then at a word boundary)."""
-    lines = [line.strip() for line in str(text).splitlines()]
+    """Learner text kept to about `limit` characters: torch's noise, stack dumps and host paths stripped, cut only
+    at sentence boundaries, the first sentence always whole (within a hard cap of 4 x limit, then at a word
+    boundary)."""
+    lines = [line.strip() for line in hide_paths(str(text)).splitlines()]
     lines = [line for line in _until_stack(lines) if line]
     flat = " ".join(lines)
     for noise in _NOISE:

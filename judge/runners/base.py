@@ -106,6 +106,7 @@ class WorkerLaunch:
     skip_layers: tuple[str, ...] = ()  # layers the caller turns off (isolation="none")
     target: str = WORKER_TARGET  # what the job runs: the worker, or a trusted check (judge.runners.canary)
     payload: dict[str, str] = field(default_factory=dict)  # the target's payload, beside the files' paths
+    full_table_check: bool = False  # the worker compares the whole dispatcher table at its end (judge.worker.main)
 
 
 class WorkerRun:
@@ -193,9 +194,13 @@ def worker_spec(
         env={**policy.env, **(env or {}), **launch.env},
         devices_rw=list(policy.devices_rw),
         address_space_limit=not policy.gpu,
+        stack=launch.target == WORKER_TARGET,  # the worker's stack at its time limit (judge.worker.main)
         payload={
             **WorkerPayload(
-                launch.display_name, files_at or "", stack_after_s=max(launch.wall_s - STACK_MARGIN_S, 0.0)
+                launch.display_name,
+                files_at or "",
+                stack_after_s=max(launch.wall_s - STACK_MARGIN_S, 0.0),
+                full_table_check=launch.full_table_check,
             ).to_wire(),
             **launch.payload,
         },

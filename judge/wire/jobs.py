@@ -22,6 +22,7 @@ class WorkerPayload:
     display_name: str  # the learner's file name, as tracebacks and messages show it
     files_at: str = ""  # the folder holding SOLUTION_FILE and PROBES_FILE as the job sees it; "": the job folder
     stack_after_s: float = 0.0  # write the stack to stderr after this long (0: never)
+    full_table_check: bool = False  # at the session's end, compare every kernel of torch's with the zygote's (a Submit)
 
     def to_wire(self) -> dict[str, Any]:
         return asdict(self)
@@ -32,6 +33,7 @@ class WorkerPayload:
             display_name=data["display_name"],
             files_at=data.get("files_at", ""),
             stack_after_s=float(data.get("stack_after_s", 0.0)),
+            full_table_check=bool(data.get("full_table_check", False)),
         )
 
     def paths(self) -> tuple[str, str]:

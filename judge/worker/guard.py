@@ -36,6 +36,7 @@ import gc
 import os
 import sys
 import types
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -47,8 +48,9 @@ except ImportError:  # Windows: no rlimits, and no fence to work around
     resource = None  # type: ignore[assignment]  # checked for None where rlimits are used
 
 from judge.report.catalog import MESSAGES
-from judge.wire.channel import HEADER
-from judge.worker import frames, integrity, torchgate
+from judge.wire.channel import HEADER, encode
+from judge.wire.replies import check_reply
+from judge.worker import compiled, frames, integrity, registrations, torchgate
 from sandbox import seccomp_filter
 
 SEND = "judge.worker.send"
@@ -91,16 +93,21 @@ def _report(where: str, _write=os.write) -> None:
         pass
 
 
-def arm(fd: int, max_frame: int, extra_modules=(), learner_names=(), trusted_files=()) -> str:
+def arm(
+    fd: int, max_frame: int, extra_modules=(), learner_names=(), trusted_files=(), sealed=()
+) -> tuple[str, registrations.Gate]:
     """Guard channel `fd` for the calling frame, which must be the loop that sends and receives on it.
 
     `learner_names` are the file names the learner's code is compiled under; `trusted_files` are files
-    outside the usual places whose code the judge trusts (the probes). Returns the seccomp fence's status
-    ('active' or why not); the audit hook is always installed."""
+    outside the usual places whose code the judge trusts (the probes); `sealed` are descriptors this thread must
+    not use at all (the stack's, which faulthandler's watchdog, started before, writes). Returns the seccomp
+    fence's status ('active' or why not), and the gate of the dispatcher's registrations (what the table check at
+    the session's end compares with); the audit hook is always installed."""
     serve_frame = sys._getframe(1)
     fd = _relocate(fd)
     frames.hide_judge_frames(frames.judge_roots(trusted_files))  # before the snapshot, which then watches it
     reals = torchgate.install()  # before the snapshots: the stand-ins are what they must find in place
+    registry = registrations.install()  # likewise: the dispatcher's registration doors (judge.worker.registrations)
     snapshot = integrity.take(extra_modules)
     trusted_globals = frozenset(id(entry[1]) for entry in snapshot)
     roots = frames.trusted_roots(trusted_files)
@@ -112,18 +119,20 @@ def arm(fd: int, max_frame: int, extra_modules=(), learner_names=(), trusted_fil
         return _first(consumed) is None and _first(_get(name, _none)) is None
 
     allowed = frames.make_policy(classify, consumers_intact)
-    gates = (reals, frames.make_stack_check(classify))
-    scratch = tuple(os.path.dirname(path) + os.sep for path in trusted_files)  # the probes' folder is the learner's
+    gates = (reals, frames.make_stack_check(classify), registry)
     # What a probe looks up at call time (its module's globals, what they hold): checked again as each request
     # arrives; the whole snapshot is checked before each reply leaves.
     names = tuple(module.__name__ for module in extra_modules)
     probe_part = tuple(e for e in snapshot if e[0] in names or e[0].startswith(tuple(n + "." for n in names)))
+    scratch = tuple(os.path.dirname(path) + os.sep for path in trusted_files)  # the probes' folder is the learner's
+    policy = (allowed, classify)
     hook = _make_hook(
-        fd, max_frame, serve_frame, (snapshot, probe_part), trusted_globals, allowed, classify, roots, gates, scratch
+        _Watch(fd, max_frame, serve_frame, (snapshot, probe_part), trusted_globals, policy, roots, gates, scratch)
     )
     sys.addaudithook(hook)
-    _set_cloexec(fd)
-    return seccomp_filter.fence(fd)
+    for own in (fd, *sealed):
+        _set_cloexec(own)
+    return seccomp_filter.fence(fd, tuple(sealed)), registry
 
 
 def _consumed(snapshot: integrity.Snapshot) -> integrity.Snapshot:
@@ -155,17 +164,24 @@ def _set_cloexec(fd: int) -> None:
     os.set_inheritable(fd, False)  # a program the learner executes must not inherit the channel; fenced from now on
 
 
+@dataclass(frozen=True)
+class _Watch:
+    """What the hook guards and checks against, made by arm() before the submission runs; the hook reads it into
+    its own locals once, so nothing of it is looked up while the submission runs."""
+
+    fd: int  # the channel
+    max_frame: int
+    serve_frame: Any  # the serve loop's frame: the one caller the channel's events are served for
+    snapshot: tuple[Any, Any]  # (the whole integrity snapshot, the probes' part of it)
+    trusted_globals: frozenset[int]  # ids of the trusted modules' dicts (their functions' code stays theirs)
+    policy: tuple[Any, Any]  # (allowed(frame) for frame requests, classify(frame))
+    roots: tuple[str, ...]  # the trusted folders (judge.worker.frames.trusted_roots); the probes' is the scratch
+    gates: tuple[Any, Any, Any]  # (torchgate's originals, no_learner(frame), the dispatcher registrations' gate)
+    scratch: tuple[str, ...]  # the probes' folder, which is the learner's scratch: no trusted bytecode comes from it
+
+
 def _make_hook(
-    fd,
-    max_frame,
-    serve_frame,
-    snapshot,
-    trusted_globals,
-    allowed,
-    classify,
-    roots,
-    gates,
-    scratch,
+    watch: _Watch,
     # Bound now: the learner may rebind the module-level and builtin names later.
     _type=type,
     _str=str,
@@ -206,10 +222,19 @@ def _make_hook(
     _saveall=gc.DEBUG_SAVEALL,
     _test_modules=("_test", "_xx"),
     _what=torchgate.WHAT,
+    _register_event=registrations.EVENT,
+    _dict=dict,
+    _note_event=compiled.NOTE,
+    _note_code=compiled.NOTE_CODE,
+    _backend_code=compiled.BACKEND_CODE,
+    _encode=encode,
+    _check_reply=check_reply,
 ):
+    fd, max_frame, serve_frame, trusted_globals = watch.fd, watch.max_frame, watch.serve_frame, watch.trusted_globals
+    (snapshot, probe_part), (allowed, classify), roots = watch.snapshot, watch.policy, watch.roots
+    gated, no_learner, registry = watch.gates
+    scratch = watch.scratch
     main = _ident()
-    gated, no_learner = gates
-    snapshot, probe_part = snapshot
     _what = dict(_what)  # the hook's own copies of module-level tables, which learner code can reach
     _refused = dict(_refused)  # a copy only the hook holds: the module's read-only mapping can be unwrapped
     busy = {}  # threads inside the hook's own frame lookups: the audit events those raise are the hook's own
@@ -327,6 +352,32 @@ def _make_hook(
             if not turns_off and not judged(no_learner, requester()):
                 raise _refuse(_what.get(name, "hooking torch's frame evaluation (torch.compile from learner code)"))
             box.append(real(*call_args))
+        elif event == _note_event:  # a graph the judge's backend compiles (judge.worker.compiled): to the checker now
+            frame = requester()
+            backend = frame.f_back
+            dynamo = backend.f_back if backend is not None else None
+            if not (frame.f_code is _note_code and backend.f_code is _backend_code and dynamo is not None
+                    and _trusted_name(dynamo.f_code.co_filename, roots) and _type(args[0]) is _dict
+                    and judged(no_learner, frame)):  # fmt: skip
+                raise _refuse("reporting compiled graphs")
+            was_on = _gc_on()
+            _gc_disable()  # no finalizer may run while a socket object exists
+            try:
+                send(_encode(_check_reply({"note": args[0]})))
+            finally:
+                if was_on:
+                    _gc_enable()
+        elif event == _register_event:  # a kernel registration (judge.worker.registrations)
+            name, target, call_args, call_kwargs, box = args
+            if not (_type(name) is _str and _type(call_args) is _tuple and _type(call_kwargs) is _dict
+                    and _type(box) is _list and name in registry.originals):  # fmt: skip
+                raise _refuse("registering kernels with the dispatcher")
+            learner = not judged(no_learner, requester())
+            why = "passing a registration's arguments by keyword" if learner and call_kwargs else None
+            why = why or judged(registry.refusal, name, target, call_args, learner)
+            if why is not None:
+                raise _refuse(f"{why}: a submission registers kernels only for operators of a namespace of its own")
+            box.append(registry.call(name, target, call_args, call_kwargs))
         elif event == _send or event == _recv:
             was_on = _gc_on()
             _gc_disable()  # no finalizer may run while a socket object exists

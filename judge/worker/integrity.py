@@ -94,6 +94,8 @@ WATCHED_MODULES = frozenset(
         "torch._weights_only_unpickler",
         "torch.utils._python_dispatch",
         "torch.fx.experimental.symbolic_shapes",
+        "torch.fx.node",  # the graphs the judge's backend reports (judge.worker.compiled) are read through these
+        "torch.fx.graph",
         "torch._dynamo.testing",
     }
 )

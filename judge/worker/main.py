@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING, Any
 from judge.wire.channel import MAX_FRAME, ChannelClosed, decode, encode
 from judge.wire.jobs import WorkerPayload
 from judge.wire.replies import ReplyRejected, check_reply
-from judge.worker import guard
+from judge.worker import guard, registrations
 from judge.worker.learner import describe, is_out_of_memory, load_module
 from judge.worker.optrace import traced
-from sandbox.base import EXIT_MEMORY
+from sandbox.base import EXIT_MEMORY, EXIT_TAMPERED
 
 if TYPE_CHECKING:  # the protocol's names, for the type checker only: the worker imports nothing more for them
     from judge.wire.protocol import Handshake, ImportRaised, ProbeRequest, Reply, TamperedReply
@@ -37,6 +37,8 @@ def serve(
     _closed=ChannelClosed,
     _send=guard.SEND,
     _recv=guard.RECV,
+    _checker=registrations.checker,
+    _write=os.write,
 ) -> None:
     """The only frame that may send or receive on the channel (see judge.worker.guard): it does both inline.
 
@@ -59,15 +61,20 @@ def serve(
     sys.modules.pop("probes", None)
     tampered = encode(TAMPERED)
     _gpu_budget()  # before the guard and the learner's import: torch's CUDA calls are the judge's own here
-    fence = guard.arm(
+    stack = fds[1:2]  # the stack's descriptor (sandbox JobSpec.stack), if the runner asked for one
+    # Armed before the guard's fence: faulthandler's watchdog thread exists before the filter that keeps every later
+    # thread, and the learner's code with it, from writing there.
+    _stack_before_the_limit(job.stack_after_s, stack[0] if stack else None)
+    fence, gate = guard.arm(
         fds[0],
         MAX_FRAME,
         extra_modules=(probes_module,),
         learner_names=(display,),
         trusted_files=(probes_path,),
+        sealed=tuple(stack),
     )
     del probes_module
-    _stack_before_the_limit(job.stack_after_s)
+    _intact = _checker(gate)  # the dispatcher table's settled state, held here before the submission runs
     try:
         solution = load_module("solution", solution_path, display)
         failure: ImportRaised | None = None
@@ -78,19 +85,21 @@ def serve(
     _gc_disable()
     _gc_collect(1)  # what the import left for the collector is finalized now, before the check, or never
     _gc_freeze()
-    _audit(_send, reply_frame(failure or {"import": "ok", "fence": fence}), tampered)
-    while failure is None:
+    changed = _intact(False)  # operators the import defined in torch's namespaces, by any route
+    hello = tampered if changed else reply_frame(failure or {"import": "ok", "fence": fence})
+    _audit(_send, hello, tampered)
+    while failure is None and not changed:
         box: list[Any] = []
         _audit(_recv, box)  # [frame or None, whether the snapshot was intact when it arrived]
         if box[0] is None:
-            return
+            break
         if not box[1]:
             _audit(_send, tampered, tampered)
             continue
         try:
             request = _decode(box[0])
         except _closed:
-            return
+            break
         del box
         _gc_enable()
         reply = call(probes, solution, request, display)
@@ -101,16 +110,23 @@ def serve(
         _gc_freeze()
         _audit(_send, frame, tampered)
         del frame
+    # The session is over (the checker closed the channel): the dispatcher's table must be as the zygote left it,
+    # or nothing the checker saw is believed (the judge reads this exit code; judge.grading.decide).
+    changed = changed or _intact(job.full_table_check)
+    if changed:
+        _write(2, f"judge: the submission changed the dispatcher's table ({changed}); no result is believed\n".encode())
+        _exit(EXIT_TAMPERED)
 
 
-def _stack_before_the_limit(after_s: float) -> None:
+def _stack_before_the_limit(after_s: float, fd: int | None) -> None:
     """Just before the time limit, faulthandler's watchdog thread (C, no GIL needed) writes every thread's Python
-    stack to stderr, which the sandbox keeps with the worker's output, so the judge can name the learner's line
-    that was running (judge.grading.stuck). Armed before the learner's file is imported, so an endless loop at its top
-    level is named too. Feedback only: the learner's code could cancel it or print a stack of its own, and
-    changes nothing but its own message by that."""
+    stack to the job's stack descriptor, which the sandbox reads when the worker ends (JobFacts.stack), so the judge
+    can name the learner's line that was running (judge.grading.stuck). Armed before the learner's file is
+    imported, so an endless loop at its top level is named too. Only the watchdog writes there: the guard's fence
+    seals the descriptor from every thread started after it. The learner's code can cancel the dump (then no line
+    is named), never write one of its own. Without a stack descriptor (a runner that asks for none), stderr."""
     if after_s > 0:
-        faulthandler.dump_traceback_later(after_s, exit=False, file=2)
+        faulthandler.dump_traceback_later(after_s, exit=False, file=fd if fd is not None else 2)
 
 
 def _gpu_budget() -> None:

@@ -14,23 +14,25 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import ShapeEnv
 
+from judge.worker import tensors
 from judge.worker.learner import is_out_of_memory
 
 # Bound when the probes load, before the submission is imported: what a submission rebinds afterwards does not
-# change what runs here. Metadata is read through TensorBase's own C methods, not a subclass's overrides.
-_TensorBase = torch._C.TensorBase
-_Tensor = torch.Tensor
-_size, _stride, _offset = (_TensorBase.__dict__[k] for k in ("size", "stride", "storage_offset"))
-_untyped_storage = _TensorBase.__dict__["untyped_storage"]
+# change what runs here. Every tensor is read through judge.worker.tensors (the base class's own C descriptors).
 _has_kernel = torch._C._dispatch_has_kernel_for_dispatch_key
 _get_fallback, _set_fallback = torch._C._get_autograd_fallback_mode, torch._C._set_autograd_fallback_mode
 _grad = torch.autograd.grad
 _enable_grad = torch.enable_grad
+_sum = torch.sum
+_abs = torch.abs
 _AUTOGRAD_KEYS = ("AutogradCPU", "AutogradCUDA", "Autograd", "CompositeImplicitAutograd")
 _OPCHECK_TESTS = ("test_schema", "test_autograd_registration", "test_faketensor", "test_aot_dispatch_dynamic")
+_is_trusted, _is_plain, _kind = tensors.is_trusted, tensors.is_plain, tensors.kind
+_storage_id, _version, _describe, _plain = tensors.storage_id, tensors.version, tensors.describe, tensors.plain
+_FAKE = tensors.FAKE
 
 
 def raised(exc: BaseException) -> dict[str, str]:
@@ -40,83 +42,65 @@ def raised(exc: BaseException) -> dict[str, str]:
     return {"type": type(exc).__name__, "message": str(exc)[:2000]}
 
 
-def _storage_id(t: Any) -> int:
-    """An id of the storage a tensor uses, equal for tensors that share memory (fake ones included)."""
-    return int(_untyped_storage(t)._cdata)
-
-
-def _dim(d: Any) -> int | dict[str, str]:
-    """A size or stride: an int, or {"symbolic": text} for a symbolic one (a fake's data-dependent size, "u0")."""
-    return d if type(d) is int else {"symbolic": str(d)}
-
-
 def meta(t: Any) -> dict[str, Any]:
-    """A tensor's metadata, or the type of what is not a tensor."""
-    if not isinstance(t, _Tensor):
-        return {"is_tensor": False, "type": type(t).__name__}
-    return {
-        "is_tensor": True,
-        "shape": [_dim(d) for d in _size(t)],
-        "stride": [_dim(s) for s in _stride(t)],
-        "storage_offset": _dim(_offset(t)),
-        "dtype": str(t.dtype),
-        "device": str(t.device),
-        "requires_grad": bool(t.requires_grad),
-        "type": type(t).__name__,
-    }
+    """A tensor's metadata, a subclass's refusal, or the type of what is not a tensor (judge.worker.tensors)."""
+    return _describe(t)
 
 
-def plain(t: Any) -> torch.Tensor | None:
-    """A plain CPU copy the channel carries, of a CPU or GPU tensor (None for anything else: no data)."""
-    if not isinstance(t, _Tensor) or t.is_meta or isinstance(t, FakeTensor):
-        return None
-    return t.detach().as_subclass(_Tensor).to("cpu", copy=True).contiguous()
+def plain(t: Any) -> Any:
+    """A plain CPU copy the channel carries, of a CPU or GPU tensor; a subclass's refusal; None for anything else."""
+    return _plain(t)
 
 
-def _leaves(out: Any) -> list[Any]:
-    if isinstance(out, tuple | list):
-        return list(out)
+def _leaves(out: Any, _type=type, _tuple=tuple, _list=list) -> list[Any]:
+    kind = _type(out)
+    if kind is _tuple or kind is _list:
+        return _list(out)
     return [out]
 
 
 def _copy(args: tuple[Any, ...], grad: tuple[int, ...] = ()) -> list[Any]:
-    """Fresh copies of the tensor arguments, with their strides (requiring grad at the positions in `grad`)."""
-    copies = []
-    for i, a in enumerate(args):
-        if isinstance(a, _Tensor):
-            c = a.detach().clone()
-            if i in grad:
-                c.requires_grad_(True)
-            a = c
-        copies.append(a)
-    return copies
+    """Fresh copies of the tensor arguments the checker sent, with their strides (leaves requiring grad at the
+    positions in `grad`)."""
+    return [tensors.leaf(a, i in grad) if _is_plain(a) else a for i, a in enumerate(args)]
 
 
 def _outputs(out: Any, args: list[Any], values: bool = True) -> list[dict[str, Any]]:
     """Each output leaf: metadata, the value (a plain copy) and the argument whose storage it shares, if any."""
-    arg_storages = {i: _storage_id(a) for i, a in enumerate(args) if isinstance(a, _Tensor)}
+    arg_storages = {i: _storage_id(a) for i, a in enumerate(args) if _is_trusted(a)}
     found = []
     for leaf in _leaves(out):
-        entry: dict[str, Any] = {"meta": meta(leaf)}
-        if isinstance(leaf, _Tensor):
+        entry: dict[str, Any] = {"meta": _describe(leaf)}
+        if _is_trusted(leaf):
             sid = _storage_id(leaf)
             entry["aliases"] = [i for i, s in arg_storages.items() if s == sid]
             if values:
-                entry["value"] = plain(leaf)
+                entry["value"] = _plain(leaf)
         found.append(entry)
     return found
 
 
-def _arguments(args: list[Any], before: dict[int, int], values: bool = True) -> list[dict[str, Any] | None]:
-    """Each tensor argument after the call: metadata, value, and whether it still uses the storage it had."""
+def _before(args: list[Any]) -> dict[int, tuple[int, int]]:
+    """(storage, version) of each tensor argument before a call."""
+    return {i: (_storage_id(a), _version(a)) for i, a in enumerate(args) if _is_trusted(a)}
+
+
+def _arguments(args: list[Any], before: dict[int, tuple[int, int]], values: bool = True) -> list[dict[str, Any] | None]:
+    """Each tensor argument after the call: metadata, value, whether it still uses the storage it had, and whether
+    anything wrote to it in place (its version counter moved: a write that put the values back counts too)."""
     found: list[dict[str, Any] | None] = []
     for i, a in enumerate(args):
-        if not isinstance(a, _Tensor):
+        if i not in before:
             found.append(None)
             continue
-        entry: dict[str, Any] = {"meta": meta(a), "same_storage": _storage_id(a) == before[i]}
+        storage, version = before[i]
+        entry: dict[str, Any] = {
+            "meta": _describe(a),
+            "same_storage": _storage_id(a) == storage,
+            "written": _version(a) != version,
+        }
         if values:
-            entry["value"] = plain(a)
+            entry["value"] = _plain(a)
         found.append(entry)
     return found
 
@@ -125,12 +109,12 @@ def call(op: Any, args: tuple[Any, ...], grad: tuple[int, ...] = ()) -> dict[str
     """Call `op` once on copies of `args`: its outputs and the arguments afterwards (what test_schema compares
     with the schema: which arguments were written, which outputs alias an input)."""
     copies = _copy(args, grad)
-    before = {i: _storage_id(a) for i, a in enumerate(copies) if isinstance(a, _Tensor)}
+    before = _before(copies)
     try:
         out = op(*copies)
     except Exception as exc:  # noqa: BLE001 - what the learner's operator raised is an observation
         return {"raised": raised(exc)}
-    return {"returned": type(out).__name__, "out": _outputs(out, copies), "args": _arguments(copies, before)}
+    return {"returned": tensors.type_name(out), "out": _outputs(out, copies), "args": _arguments(copies, before)}
 
 
 def fake(op: Any, args: tuple[Any, ...], grad: tuple[int, ...] = ()) -> dict[str, Any]:
@@ -140,10 +124,10 @@ def fake(op: Any, args: tuple[Any, ...], grad: tuple[int, ...] = ()) -> dict[str
     copies = _copy(args, grad)  # outside the mode: it refuses real tensors made inside it
     try:
         with FakeTensorMode(shape_env=ShapeEnv()) as mode:
-            fakes = [mode.from_tensor(a, static_shapes=True) if isinstance(a, _Tensor) else a for a in copies]
-            before = {i: _storage_id(a) for i, a in enumerate(fakes) if isinstance(a, _Tensor)}
+            fakes = [mode.from_tensor(a, static_shapes=True) if _is_plain(a) else a for a in copies]
+            before = _before(fakes)
             out = op(*fakes)
-            seen: dict[str, Any] = {"returned": type(out).__name__, "out": _outputs(out, fakes, False)}
+            seen: dict[str, Any] = {"returned": tensors.type_name(out), "out": _outputs(out, fakes, False)}
             seen["args"] = _arguments(fakes, before, False)
     except Exception as exc:  # noqa: BLE001
         seen = {"raised": raised(exc)}
@@ -153,8 +137,8 @@ def fake(op: Any, args: tuple[Any, ...], grad: tuple[int, ...] = ()) -> dict[str
 def _sum_abs(out: Any) -> Any:
     total: Any = 0
     for leaf in _leaves(out):
-        if isinstance(leaf, _Tensor):
-            total = total + leaf.sum().abs()
+        if _is_plain(leaf):
+            total = total + _abs(_sum(leaf))
     return total
 
 
@@ -167,9 +151,9 @@ def _forward_backward(fn: Any, args: tuple[Any, ...], grad: tuple[int, ...]) -> 
             seen: dict[str, Any] = {"out": _outputs(out, copies)}
             total = _sum_abs(out)
             wanted = [copies[i] for i in grad]
-            if isinstance(total, _Tensor) and total.requires_grad and wanted:
+            if _is_plain(total) and tensors.requires_grad(total) and wanted:
                 grads = _grad(total, wanted, allow_unused=True)
-                seen["grads"] = [plain(g) for g in grads]
+                seen["grads"] = [_plain(g) for g in grads]
             else:
                 seen["grads"] = None
     except Exception as exc:  # noqa: BLE001
@@ -189,7 +173,7 @@ def autograd(op: Any, args: tuple[Any, ...], grad: tuple[int, ...]) -> dict[str,
         out = op(*copies)
         ids = {id(a) for a in copies}
         outputs_require_grad = any(
-            isinstance(leaf, _Tensor) and leaf.requires_grad and id(leaf) not in ids for leaf in _leaves(out)
+            _is_trusted(leaf) and tensors.requires_grad(leaf) and id(leaf) not in ids for leaf in _leaves(out)
         )
         seen: dict[str, Any] = {"kernels": kernels, "outputs_require_grad": outputs_require_grad}
     except Exception as exc:  # noqa: BLE001
@@ -206,8 +190,9 @@ def aot(op: Any, args: tuple[Any, ...], grad: tuple[int, ...], dynamic: bool = T
     from torch._functorch.compilers import nop  # noqa: PLC0415
     from torch._functorch.partitioners import min_cut_rematerialization_partition  # noqa: PLC0415
 
-    def func(*a: Any) -> Any:
-        return op(*[x.clone() if isinstance(x, _Tensor) else x for x in a])
+    def func(*a: Any, _isinstance=isinstance, _tensor=torch.Tensor, _clone=tensors.clone) -> Any:
+        # Called by AOTAutograd with its own traced tensors (functional wrappers of torch's), not the learner's.
+        return op(*[_clone(x) if _isinstance(x, _tensor) else x for x in a])
 
     eager = _forward_backward(func, args, grad)
     try:

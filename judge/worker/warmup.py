@@ -16,6 +16,8 @@ import threading
 
 import torch
 
+from judge.worker import registrations
+
 
 def _warm() -> None:
     from torch._dynamo import reset  # noqa: PLC0415
@@ -51,6 +53,15 @@ def _warm() -> None:
     reset()  # Dynamo keeps nothing of the warm-up's compile
 
 
+def _lazy_kernels() -> None:
+    """Kernels torch registers for its own operators only on first use: vmap's batching decompositions (aten's
+    loss backwards, addr...). A worker refuses a registration on aten while learner code is on the stack
+    (judge.worker.registrations), and a learner's kernel may well be the first to vmap: registered here, once."""
+    from torch._functorch.predispatch import lazy_load_decompositions  # noqa: PLC0415
+
+    lazy_load_decompositions()
+
+
 def _no_guard_latency_profile() -> None:
     """Dynamo times each new guard set once (guards.profile_guard_manager) for a debug log the judge never reads.
     To time it, it first flushes the CPU cache (torch's own comment calls that expensive): about 20 ms of a fresh
@@ -75,8 +86,10 @@ def _no_threads_left() -> None:
 
 _no_guard_latency_profile()
 try:
+    _lazy_kernels()
     _warm()
 except Exception:  # noqa: BLE001 - a warm-up that fails costs speed, never a judgement
     pass
 finally:
     _no_threads_left()
+    registrations.settle()  # the dispatcher's table as the warm-up leaves it: what every worker compares with

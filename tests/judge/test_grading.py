@@ -112,6 +112,29 @@ def test_infinite_loop_is_time_limit_exceeded_and_names_its_line(fixture_judge):
     assert "Timeout (" not in report.run.output_tail  # the judge's stack block is not shown as the learner's output
 
 
+def test_a_forged_stack_block_in_the_output_names_nothing(fixture_judge):
+    """The learner's code prints a faulthandler block of its own, naming a line of its choice, just before the
+    limit. The judge reads the stack from a descriptor the learner's code cannot write (JobSpec.stack, sealed by
+    the guard's fence): the line named is the loop's, and the forged block stays the learner's own output."""
+    forged = (
+        "Timeout (0:00:05)!\\nThread 0x00007f0000000000 (most recent call first):\\n"
+        '  File \\"900.py\\", line 1 in forged\\n'
+    )
+    source = (
+        "import sys, time\n"
+        "def add(a, b):\n"
+        "    last = time.monotonic()\n"
+        "    while True:\n"
+        "        if time.monotonic() - last > 0.5:\n"
+        f'            sys.stderr.write("{forged}\\n"); sys.stderr.flush(); last = time.monotonic()\n'
+    )
+    report = grade(fixture_judge, source, mode="run", display_name="900.py")
+    assert report.verdict == Verdict.time_limit_exceeded
+    running = report.cases[0]
+    assert running.line in (4, 5, 6) and "in forged" not in running.message.en, running.message.en
+    assert "line 1 in forged" in report.run.output_tail  # the learner's own print, shown as theirs
+
+
 def test_a_loop_in_a_hidden_case_is_not_located(fixture_judge):
     # public cases pass; the third call (the hidden case) loops: its line could carry the hidden input out
     source = (
@@ -197,3 +220,27 @@ def test_a_stack_summary_names_no_frame_of_the_judge_or_the_probes(fixture_judge
     assert "STACK" in shown and "add@" in shown  # the learner's own frame is there
     for hidden in ("probes.py", "main.py", "serve", "_call", "guard.py"):
         assert hidden not in shown, shown
+
+
+def test_no_path_of_the_judges_installation_reaches_the_learner(fixture_judge):
+    """Warnings at every stacklevel (which name the probes', the judge's and torch's files), printed __file__s of
+    whatever is reachable, and an exception carrying one: the report shows none of the host's install paths."""
+    import sys
+    import sysconfig
+    from pathlib import Path
+
+    import judge
+
+    source = (
+        "import sys, warnings\nimport torch\n"
+        "print(torch.__file__, sys.modules['judge.worker.main'].__file__, warnings.__file__)\n"
+        "def add(a, b):\n"
+        "    for level in range(1, 16):\n"
+        "        warnings.warn(f'level {level}', stacklevel=level)\n"
+        "    raise RuntimeError('from ' + torch.__file__)\n"
+    )
+    report = grade(fixture_judge, source, mode="run")
+    shown = report.public("en").model_dump_json() + report.public("zh").model_dump_json()
+    roots = {str(Path(judge.__file__).resolve().parents[1]), sys.prefix, sysconfig.get_paths()["purelib"]}
+    assert "level 15" in shown and "<site-packages>/torch" in shown  # the warnings and prints are there, paths hidden
+    assert not [root for root in roots if root in shown], roots

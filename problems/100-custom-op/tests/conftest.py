@@ -150,6 +150,7 @@ def check_kv(kv_expected):
     def check(obs, inputs, where, compiled=False):
         k_cache, v_cache, slots, k, v = inputs
         want = dict(zip(("k_cache", "v_cache"), kv_expected(*inputs)))
+        _check_inputs_unwritten(obs, where)
         for name, before, src, rows in (("k_cache", k_cache, "k", k), ("v_cache", v_cache, "v", v)):
             _check_same_memory(obs, name, where)
             got = obs[name]
@@ -178,6 +179,18 @@ def check_kv(kv_expected):
             )
 
     return check
+
+
+def _check_inputs_unwritten(obs, where):
+    for name in ("slots", "k", "v"):
+        expect(
+            not obs.get("written", {}).get(name),
+            where,
+            f"kv_write 原地写了 {name}（哪怕之后又把值改了回去）：它只能写 k_cache 和 v_cache。不要写 {name}，"
+            f"需要中间结果时另建张量",
+            f"kv_write wrote {name} in place (even if it put the values back afterwards): the only arguments it may "
+            f"write are k_cache and v_cache. Do not write {name}; make a new tensor for anything in between",
+        )
 
 
 def _check_same_memory(obs, name, where):
@@ -223,6 +236,16 @@ OPCHECK_LESSONS = [
             "custom_op 会为只原地修改输入、返回 None 的算子自动提供 fake 实现",
             'fix mutates_args rather than adding the register_fake torch suggests: once mutates_args=("k_cache", '
             '"v_cache"), custom_op itself provides the fake of an operator that only mutates its inputs and returns None',
+        ),
+    ),
+    (
+        None,
+        None,
+        "values put back",
+        (
+            "算子原地写了一个没有声明为被修改的参数，又把值改了回去：不要写它（也不要因此把它加进 mutates_args）",
+            "the operator writes an argument its schema does not declare mutated, then puts the values back: do not "
+            "write it at all (and do not add it to mutates_args for that)",
         ),
     ),
     (
@@ -494,6 +517,8 @@ def inputs_unchanged():
     """inputs_unchanged(obs, x, weight): the inputs a probe returned after the call equal what was sent."""
 
     def check(obs, x, weight):
+        if any(obs.get("written", {}).values()):  # a write that put the values back is still a write
+            return False
         for got, sent in ((obs.get("x_after"), x), (obs.get("weight_after"), weight)):
             if got is not None and not (got.shape == sent.shape and torch.equal(got, sent)):
                 return False
@@ -531,14 +556,17 @@ def check_gradcheck():
         for name, before in zip(("x", "weight"), sent):
             after = obs["grads"][0][f"{name}_after"]
             expect(
-                after is None or torch.equal(after, before),
+                (after is None or torch.equal(after, before)) and not obs["grads"][0]["written"][name],
                 where,
                 f"前向 + 反向改动了 {name}：gradcheck 在它传入的输入处求差分，算子（包括 setup_context 和反向）不能修改输入",
                 f"the forward and backward changed {name}: gradcheck takes its finite differences at the inputs it "
                 f"passed, so the operator (setup_context and the backward included) must not modify them",
             )
         grads = {name: obs["grads"][0][f"{name}_grad"] for name in directions}
-        wrong = gradchecks.disagreement(grad_outs[0], directions, grads, obs["forward"])
+        again = {name: obs["grads"][0]["again"][f"{name}_grad"] for name in directions}
+        wrong = gradchecks.not_reentrant(grads, again) or gradchecks.disagreement(
+            grad_outs[0], directions, grads, obs["forward"]
+        )
         if wrong is not None:
             fail(where, *wrong)
 

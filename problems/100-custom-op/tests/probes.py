@@ -13,17 +13,18 @@ Probes are not secret: reading them shows exactly how your operators are exercis
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
 
+from judge.worker import tensors as _t
 from judge.worker.observe import op_exists as _op_exists
 from judge.worker.observe import schema as _schema_of
 from judge.worker.opobserve import opcheck_data as _opcheck_data
-from judge.worker.opobserve import plain as _plain_copy
 
 # Bound at import time, before the learner's module is imported, so that a submission which
-# replaces these functions afterwards does not change what the probes run.
+# replaces these functions afterwards does not change what the probes run. Every tensor is read
+# through judge.worker.tensors (torch's own C descriptors), never through its attributes.
 _compile = torch.compile
 _ops = torch.ops
 _empty = torch.empty
-_Tensor = torch.Tensor
+_grad = torch.autograd.grad
 
 
 NAMESPACE = "ex100"
@@ -37,22 +38,19 @@ def _op(name):
     return getattr(getattr(_ops, NAMESPACE), name).default
 
 
-def _describe(t):
-    """Metadata of a (meta / fake / real) tensor as plain data."""
-    if not isinstance(t, _Tensor):
-        return {"is_tensor": False, "type": type(t).__name__}
-    return {
-        "is_tensor": True,
-        "shape": list(t.shape),
-        "dtype": str(t.dtype),
-        "device": str(t.device),
-        "type": type(t).__name__,
-    }
+def _returned(ret):
+    """What a call returned, as a type name (None for None)."""
+    return None if ret is None else _t.type_name(ret)
 
 
-def _plain(t):
-    """A plain CPU tensor the checker can receive; None for anything else."""
-    return _plain_copy(t)
+def _versions(**named):
+    """The version counter of each tensor: compared after a call, it tells an in-place write even where the values
+    were put back."""
+    return {name: _t.version(t) for name, t in named.items()}
+
+
+def _written(before, **named):
+    return {name: _t.version(t) != before[name] for name, t in named.items()}
 
 
 # ---------------------------------------------------------------- schema
@@ -72,27 +70,29 @@ def schema(solution, name):
 
 def _memory(t):
     """Where a tensor's elements live: storage address, offset, shape and strides."""
-    return (t.untyped_storage().data_ptr(), t.storage_offset(), tuple(t.shape), tuple(t.stride()))
+    return (_t.storage_ptr(t), _t.offset(t), tuple(_t.shape(t)), tuple(_t.strides(t)))
 
 
 def kv_write_eager(solution, k_cache, v_cache, slots, k, v):
-    """Call kv_write once and return every argument afterwards (the caches are the very
-    tensors that were passed in), what the call returned, and whether each cache still uses
-    the memory it had before the call (False when the implementation swapped its storage,
-    say with ``k_cache.data = ...`` or ``k_cache.set_(...)``, instead of writing into it)."""
+    """Call kv_write once and return every argument afterwards (copies of the very tensors that were passed in),
+    what the call returned, whether each cache still uses the memory it had before the call (False when the
+    implementation swapped its storage, say with ``k_cache.data = ...`` or ``k_cache.set_(...)``, instead of writing
+    into it), and whether anything wrote each argument in place (its version counter moved)."""
     before = {"k_cache": _memory(k_cache), "v_cache": _memory(v_cache)}
+    versions = _versions(k_cache=k_cache, v_cache=v_cache, slots=slots, k=k, v=v)
     ret = _op("kv_write")(k_cache, v_cache, slots, k, v)
     return {
-        "returned": None if ret is None else type(ret).__name__,
-        "k_cache": k_cache,
-        "v_cache": v_cache,
-        "slots": slots,
-        "k": k,
-        "v": v,
+        "returned": _returned(ret),
+        "k_cache": _t.plain(k_cache),
+        "v_cache": _t.plain(v_cache),
+        "slots": _t.plain(slots),
+        "k": _t.plain(k),
+        "v": _t.plain(v),
         "same_memory": {
             "k_cache": _memory(k_cache) == before["k_cache"],
             "v_cache": _memory(v_cache) == before["v_cache"],
         },
+        "written": _written(versions, k_cache=k_cache, v_cache=v_cache, slots=slots, k=k, v=v),
     }
 
 
@@ -103,8 +103,8 @@ def kv_write_into_pool(solution, pool, layout, slots, k, v):
     - ``"halves"``: pool of shape (N, ..., 2 * D), k_cache, v_cache = pool.chunk(2, dim=-1)
       (each of shape (N, ..., D), not contiguous).
 
-    Returns the pool afterwards (what every other view of that memory sees) and whether each
-    cache still uses the memory it had before the call."""
+    Returns the pool afterwards (what every other view of that memory sees), whether each
+    cache still uses the memory it had before the call, and whether slots, k or v were written."""
     if layout == "stacked":
         k_cache, v_cache = pool[0], pool[1]
     elif layout == "halves":
@@ -112,14 +112,16 @@ def kv_write_into_pool(solution, pool, layout, slots, k, v):
     else:
         raise ValueError(layout)
     before = {"k_cache": _memory(k_cache), "v_cache": _memory(v_cache)}
+    versions = _versions(slots=slots, k=k, v=v)
     ret = _op("kv_write")(k_cache, v_cache, slots, k, v)
     return {
-        "returned": None if ret is None else type(ret).__name__,
-        "pool": pool,
+        "returned": _returned(ret),
+        "pool": _t.plain(pool),
         "same_memory": {
             "k_cache": _memory(k_cache) == before["k_cache"],
             "v_cache": _memory(v_cache) == before["v_cache"],
         },
+        "written": _written(versions, slots=slots, k=k, v=v),
     }
 
 
@@ -131,7 +133,7 @@ def kv_write_meta(solution, n, trailing, dtype, num_slots):
     k = _empty(num_slots, *trailing, dtype=dtype, device="meta")
     v = _empty(num_slots, *trailing, dtype=dtype, device="meta")
     ret = _op("kv_write")(kc, vc, slots, k, v)
-    return {"returned": None if ret is None else type(ret).__name__}
+    return {"returned": _returned(ret)}
 
 
 def kv_write_fake(solution, k_cache, v_cache, slots, k, v):
@@ -139,11 +141,7 @@ def kv_write_fake(solution, k_cache, v_cache, slots, k, v):
     with _FakeTensorMode() as mode:
         args = [mode.from_tensor(t) for t in (k_cache, v_cache, slots, k, v)]
         ret = _op("kv_write")(*args)
-        return {
-            "returned": None if ret is None else type(ret).__name__,
-            "k_cache": _describe(args[0]),
-            "v_cache": _describe(args[1]),
-        }
+        return {"returned": _returned(ret), "k_cache": _t.describe(args[0]), "v_cache": _t.describe(args[1])}
 
 
 def kv_write_opcheck(solution, k_cache, v_cache, slots, k, v):
@@ -163,27 +161,30 @@ def kv_write_compiled(solution, k_cache, v_cache, slots, k, v, backend="aot_eage
         op(kc, vc, s, kk, vv)
 
     _compile(step, fullgraph=True, backend=backend, dynamic=False)(k_cache, v_cache, slots, k, v)
-    return {"k_cache": k_cache, "v_cache": v_cache}
+    return {"k_cache": _t.plain(k_cache), "v_cache": _t.plain(v_cache)}
 
 
 # ---------------------------------------------------------------- rms_norm
 
 
 def rms_norm_eager(solution, x, weight, eps=None):
-    """Call rms_norm once (without eps when eps is None); return the output, the inputs
-    afterwards (the checker compares them with what it sent), and whether the output shares
-    memory with an input."""
+    """Call rms_norm once (without eps when eps is None); return the output, the inputs afterwards (the checker
+    compares them with what it sent), whether anything wrote them in place, and whether the output shares memory
+    with an input."""
     op = _op("rms_norm")
+    versions = _versions(x=x, weight=weight)
     out = op(x, weight) if eps is None else op(x, weight, eps)
-    if not isinstance(out, _Tensor):
-        return {"out": None, "type": type(out).__name__}
-    shares = any(out.untyped_storage().data_ptr() == t.untyped_storage().data_ptr() for t in (x, weight))
+    written = _written(versions, x=x, weight=weight)
+    if not _t.is_plain(out):
+        return {"out": _t.plain(out), "type": _t.type_name(out), "written": written}
+    shares = any(_t.storage_ptr(out) == _t.storage_ptr(t) for t in (x, weight))
     return {
-        "out": _plain(out),
-        "type": type(out).__name__,
+        "out": _t.plain(out),
+        "type": _t.type_name(out),
         "shares_input_memory": shares,
-        "x_after": _plain(x),
-        "weight_after": _plain(weight),
+        "x_after": _t.plain(x),
+        "weight_after": _t.plain(weight),
+        "written": written,
     }
 
 
@@ -191,14 +192,14 @@ def rms_norm_meta(solution, shape, dtype, eps=1e-6):
     """Call rms_norm on meta tensors; describe the output."""
     x = _empty(*shape, dtype=dtype, device="meta")
     w = _empty(shape[-1], dtype=dtype, device="meta")
-    return _describe(_op("rms_norm")(x, w, eps))
+    return _t.describe(_op("rms_norm")(x, w, eps))
 
 
 def rms_norm_fake(solution, x, weight, eps=1e-6):
     """Call rms_norm under FakeTensorMode (fake copies of real CPU tensors); describe the output."""
     with _FakeTensorMode() as mode:
         fx, fw = mode.from_tensor(x), mode.from_tensor(weight)
-        return _describe(_op("rms_norm")(fx, fw, eps))
+        return _t.describe(_op("rms_norm")(fx, fw, eps))
 
 
 def rms_norm_opcheck(solution, x, weight, eps):
@@ -214,46 +215,50 @@ def rms_norm_opcheck(solution, x, weight, eps):
     }
 
 
-def rms_norm_backward(solution, x, weight, eps, grad_out):
-    """Eager forward + backward through torch.ops.ex100.rms_norm; gradients (or None) and the inputs
-    afterwards."""
-    x = x.clone().requires_grad_(True)
-    weight = weight.clone().requires_grad_(True)
-    out = _op("rms_norm")(x, weight, eps)
-    if not isinstance(out, _Tensor) or not out.requires_grad:
-        return {"out_requires_grad": False, "x_grad": None, "weight_grad": None, "x_after": None, "weight_after": None}
-    out.backward(grad_out)
-    return {
+def _backward(op, x, weight, eps, grad_out, twice=False):
+    """Forward on fresh leaves, then the gradients of x and weight for grad_out (twice on the same graph when asked:
+    a backward must give the same gradients every time it runs, as gradcheck checks); the inputs afterwards, and
+    whether anything wrote them in place."""
+    xg, wg = _t.leaf(x), _t.leaf(weight)
+    versions = _versions(x=xg, weight=wg)
+    out = op(xg, wg, eps)
+    if not _t.is_plain(out) or not _t.requires_grad(out):
+        return {"out_requires_grad": False, "refused": _t.plain(out) if _t.kind(out) == _t.SUBCLASS else None}
+    runs = [_grad((out,), (xg, wg), (grad_out,), retain_graph=twice, allow_unused=True) for _ in range(1 + twice)]
+    found = {
         "out_requires_grad": True,
-        "x_grad": _plain(x.grad),
-        "weight_grad": _plain(weight.grad),
-        "x_after": _plain(x),
-        "weight_after": _plain(weight),
+        "x_grad": _t.plain(runs[0][0]),
+        "weight_grad": _t.plain(runs[0][1]),
+        "x_after": _t.plain(xg),
+        "weight_after": _t.plain(wg),
+        "written": _written(versions, x=xg, weight=wg),
     }
+    if twice:
+        found["again"] = {"x_grad": _t.plain(runs[1][0]), "weight_grad": _t.plain(runs[1][1])}
+    return found
+
+
+def rms_norm_backward(solution, x, weight, eps, grad_out):
+    """Eager forward + backward through torch.ops.ex100.rms_norm; gradients (or None) and the inputs afterwards."""
+    found = _backward(_op("rms_norm"), x, weight, eps, grad_out)
+    if not found["out_requires_grad"]:
+        found.update(x_grad=None, weight_grad=None, x_after=None, weight_after=None)
+    return found
 
 
 def rms_norm_gradcheck(solution, x, weight, eps, grad_outs, points):
     """What gradcheck compares, for the checker to compare: the float64 gradients the registered backward
-    gives for each of the checker's output gradients (vector-Jacobian products), and the forward's outputs
-    at the checker's nearby points (from which it computes finite differences). Each call on fresh copies."""
+    gives for each of the checker's output gradients (vector-Jacobian products; the first one computed twice on the
+    same graph, for reentrancy), and the forward's outputs at the checker's nearby points (from which it computes
+    finite differences). Each call on fresh copies."""
     op = _op("rms_norm")
     found = []
-    for grad_out in grad_outs:
-        xg = x.clone().requires_grad_(True)
-        wg = weight.clone().requires_grad_(True)
-        out = op(xg, wg, eps)
-        if not isinstance(out, _Tensor) or not out.requires_grad:
+    for i, grad_out in enumerate(grad_outs):
+        one = _backward(op, x, weight, eps, grad_out, twice=i == 0)
+        if not one["out_requires_grad"]:
             return {"out_requires_grad": False, "grads": [], "forward": []}
-        out.backward(grad_out)
-        found.append(
-            {
-                "x_grad": _plain(xg.grad),
-                "weight_grad": _plain(wg.grad),
-                "x_after": _plain(xg),
-                "weight_after": _plain(wg),
-            }
-        )
-    forward = [_plain(op(px.clone(), pw.clone(), eps)) for px, pw in points]
+        found.append(one)
+    forward = [_t.plain(op(_t.copy(px), _t.copy(pw), eps)) for px, pw in points]
     return {"out_requires_grad": True, "grads": found, "forward": forward}
 
 
@@ -265,13 +270,12 @@ def rms_norm_compiled(solution, x, weight, eps, grad_out, backend="aot_eager"):
     def block(a, b):
         return op(a, b, eps)
 
-    x = x.clone().requires_grad_(True)
-    weight = weight.clone().requires_grad_(True)
+    x, weight = _t.leaf(x), _t.leaf(weight)
     out = _compile(block, fullgraph=True, backend=backend, dynamic=False)(x, weight)
-    if not isinstance(out, _Tensor):
-        return {"out": None, "out_requires_grad": False, "x_grad": None, "weight_grad": None}
-    grads = {"out_requires_grad": out.requires_grad, "x_grad": None, "weight_grad": None}
-    if out.requires_grad:
-        out.backward(grad_out)
-        grads.update(x_grad=_plain(x.grad), weight_grad=_plain(weight.grad))
-    return {"out": _plain(out), **grads}
+    if not _t.is_plain(out):
+        return {"out": _t.plain(out), "out_requires_grad": False, "x_grad": None, "weight_grad": None}
+    grads = {"out_requires_grad": _t.requires_grad(out), "x_grad": None, "weight_grad": None}
+    if grads["out_requires_grad"]:
+        _t.backward(out, grad_out)
+        grads.update(x_grad=_t.plain(_t.grad(x)), weight_grad=_t.plain(_t.grad(weight)))
+    return {"out": _t.plain(out), **grads}

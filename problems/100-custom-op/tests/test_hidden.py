@@ -212,7 +212,7 @@ def test_kv_write_into_views_of_one_buffer(probe, make_kv, check_kv, case):
         "缓冲区的形状或 dtype 变了", "the shape or dtype of the buffer changed"
     )
     views = (got[0], got[1]) if layout == "stacked" else got.chunk(2, dim=-1)
-    seen = {"k_cache": views[0], "v_cache": views[1], "same_memory": obs["same_memory"]}
+    seen = {"k_cache": views[0], "v_cache": views[1], "same_memory": obs["same_memory"], "written": obs["written"]}
     check_kv(seen, (k_cache, v_cache, slots, k, v), POOL_WHERE[layout])
     assert obs["returned"] is None, _returned(f"实际返回了 {obs['returned']}", f"it returned {obs['returned']}")
 

@@ -84,7 +84,7 @@ def test_kv_write_into_noncontiguous_halves_of_one_buffer(probe, make_kv, check_
         ),
     )
     halves = obs["pool"].chunk(2, dim=-1)
-    seen = {"k_cache": halves[0], "v_cache": halves[1], "same_memory": obs["same_memory"]}
+    seen = {"k_cache": halves[0], "v_cache": halves[1], "same_memory": obs["same_memory"], "written": obs["written"]}
     check_kv(
         seen,
         (k_cache, v_cache, slots, k, v),

@@ -16,9 +16,16 @@ import torch
 import torch.nn.functional as F
 from torch.utils._python_dispatch import TorchDispatchMode as _TorchDispatchMode
 
+from judge.worker import tensors as _t
+
 # Bound at import time, before the learner's module is imported, so that a submission which
-# replaces these functions afterwards does not change what the probes (and programs) run.
-_Tensor = torch.Tensor
+# replaces these functions afterwards does not change what the probes (and programs) run. What the
+# probes observe is read through judge.worker.tensors and by exact types, never an object's attributes.
+_type = type
+_str, _int, _dict, _tuple, _list, _repr = str, int, dict, tuple, list, repr
+_mro = type.__dict__["__mro__"].__get__
+_dict_items = dict.items
+_is_a = isinstance  # for the counts: the learner's own data, whatever mapping the statement allows
 _sdpa = F.scaled_dot_product_attention
 _linear = F.linear
 _silu = F.silu
@@ -71,6 +78,10 @@ def inplace_and_views(x):
     return (y, _cat([z, z.neg()]))
 
 
+# These run (here under the learner's counter, in the checker under its own mode); what they return is read
+# through the accessors below: judge check's reading rule passes over their bodies (judge.problem.probe_rules).
+RUN_NOT_READ = ("rmsnorm_linear_silu", "mlp", "mlp_backward", "keyword_ops", "inplace_and_views", "prepare")
+
 PROGRAMS = types.MappingProxyType(
     {  # read-only: a submission must not swap a program
         "rmsnorm_linear_silu": rmsnorm_linear_silu,
@@ -94,16 +105,10 @@ def prepare(inputs, grad=()):
 # ---------------------------------------------------------------- helpers (not probes)
 
 
-def _plain(t):
-    if isinstance(t, _Tensor):
-        return t.detach().clone().contiguous()
-    return None
-
-
 def _outputs(out):
-    if not isinstance(out, tuple):
+    if _type(out) is not _tuple:
         return None
-    return [_plain(t) for t in out]
+    return [_t.plain(t) for t in out]
 
 
 def _read_counts(counts):
@@ -113,23 +118,24 @@ def _read_counts(counts):
     str or whose value is not an int are reported in ``bad`` as {"key", "key_type", "value",
     "value_type"} (reprs and type names); entries with a count of 0 are dropped (a Counter treats
     them as absent)."""
+    a_dict = _dict in _mro(_type(counts))  # a dict or a subclass (Counter, defaultdict): read with dict's own items
     obs = {
-        "type": type(counts).__name__,
+        "type": _t.type_name(counts).rpartition(".")[2],
         "has_counts": True,
-        "is_mapping": isinstance(counts, _Mapping),
+        "is_mapping": a_dict or _is_a(counts, _Mapping),
         "counts": {},
         "bad": [],
     }
     if not obs["is_mapping"]:
         return obs
-    for key, value in list(counts.items()):
-        if type(key) is not str or type(value) is not int:
+    for key, value in _list(_dict_items(counts) if a_dict else counts.items()):
+        if _type(key) is not _str or _type(value) is not _int:
             obs["bad"].append(
                 {
-                    "key": repr(key)[:60],
-                    "key_type": type(key).__name__,
-                    "value": repr(value)[:40],
-                    "value_type": type(value).__name__,
+                    "key": _repr(key)[:60],
+                    "key_type": _t.type_name(key),
+                    "value": _repr(value)[:40],
+                    "value_type": _t.type_name(value),
                 }
             )
         elif value != 0:
@@ -145,13 +151,18 @@ def _counter_counts(counter):
     return _read_counts(counter.counts)
 
 
+def _is_dispatch_mode(counter):
+    """Whether the counter's class derives from TorchDispatchMode, read from its type's own MRO."""
+    return _TorchDispatchMode in _mro(_type(counter))
+
+
 # ---------------------------------------------------------------- probes: OpCounter
 
 
 def new_counter(solution):
     """Create one OpCounter and describe it before it has seen anything."""
     counter = solution.OpCounter()
-    return {"is_dispatch_mode": isinstance(counter, _TorchDispatchMode), "counts": _counter_counts(counter)}
+    return {"is_dispatch_mode": _is_dispatch_mode(counter), "counts": _counter_counts(counter)}
 
 
 def count_program(solution, name, inputs, grad=()):
@@ -208,8 +219,8 @@ def nested_counters(solution, outer_program, outer_inputs, inner_program, inner_
 def count_sdpa(solution, q, k, v, options):
     """count_sdpa_ops(q, k, v, **options). With options["backward"] true, q, k and v are first
     made leaf tensors that require grad; their .grad afterwards is returned."""
-    backward = bool(options.get("backward", False))
+    backward = options.get("backward", False) is True
     if backward:
-        q, k, v = (t.detach().requires_grad_(True) for t in (q, k, v))
+        q, k, v = (_t.leaf(t) for t in (q, k, v))
     result = solution.count_sdpa_ops(q, k, v, **options)
-    return {"counts": _read_counts(result), "grads": [_plain(t.grad) for t in (q, k, v)] if backward else None}
+    return {"counts": _read_counts(result), "grads": [_t.plain(_t.grad(t)) for t in (q, k, v)] if backward else None}

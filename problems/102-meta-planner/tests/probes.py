@@ -18,6 +18,8 @@ Probes are not secret: reading them shows exactly how your code is exercised, an
 import functools
 import types
 
+from judge.worker import tensors as _t
+
 # ---------------------------------------------------------------- the model families
 # Handed to learner code (build() returns these modules, and build is a partial of build_module), so they live
 # in a module of their own that holds nothing a probe relies on: a function's or a method's __globals__ reaches
@@ -172,7 +174,7 @@ def build_module(spec):
 
 def _models_module():
     module = types.ModuleType("ex102_models", "The model families build() makes: nothing a probe relies on.")
-    exec(compile(MODELS_SOURCE, __file__, "exec"), module.__dict__)
+    exec(compile(MODELS_SOURCE, __file__, "exec"), vars(module))
     return module
 
 
@@ -180,12 +182,17 @@ build_module = _models_module().build_module
 
 
 # ---------------------------------------------------------------- helpers (not probes)
+# What estimate() and output_shape() return is the learner's own answer: read by exact types (bound here, before
+# the learner's import) and reprs, with class names through judge.worker.tensors.
+
+_type, _int, _str, _dict, _tuple, _repr, _all = type, int, str, dict, tuple, repr, all
+_dict_items, _tuple_items = dict.items, tuple.__iter__
 
 
 def _value(v):
-    if type(v) is int:
+    if _type(v) is _int:
         return v
-    return {"type": type(v).__name__, "repr": repr(v)[:80]}
+    return {"type": _t.type_name(v), "repr": _repr(v)[:80]}
 
 
 # ---------------------------------------------------------------- probes
@@ -200,9 +207,9 @@ def _builder(spec):
 def estimate(solution, spec):
     """estimate(build); the result as plain data."""
     result = solution.estimate(_builder(spec))
-    if not isinstance(result, dict):
-        return {"result": None, "type": type(result).__name__}
-    return {"result": {str(k): _value(v) for k, v in result.items()}, "type": "dict"}
+    if _dict not in _t.mro(result):
+        return {"result": None, "type": _t.type_name(result)}
+    return {"result": {_str(k): _value(v) for k, v in _dict_items(result)}, "type": "dict"}
 
 
 def output_shape(solution, spec, input_shape, dtype=None):
@@ -213,6 +220,7 @@ def output_shape(solution, spec, input_shape, dtype=None):
     else:
         result = solution.output_shape(_builder(spec), shape, dtype)
     plain = None
-    if isinstance(result, tuple) and all(type(d) is int for d in result):
-        plain = list(result)
-    return {"result": plain, "type": type(result).__name__, "repr": repr(result)[:120]}
+    if _tuple in _t.mro(result):  # a tuple, or a torch.Size: read with tuple's own iterator
+        items = list(_tuple_items(result))
+        plain = items if _all(_type(d) is _int for d in items) else None
+    return {"result": plain, "type": _t.type_name(result), "repr": _repr(result)[:120]}

@@ -11,19 +11,21 @@ Probes are not secret: reading them shows exactly how your operator is exercised
 
 import torch
 from torch._dynamo import reset as _dynamo_reset
-from torch._dynamo.testing import CompileCounterWithBackend as _CompileCounter
 from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
 
+from judge.worker import compiled as _compiled
+from judge.worker import tensors as _t
 from judge.worker.observe import op_exists as _op_exists
 from judge.worker.observe import schema as _schema_of
 from judge.worker.opobserve import opcheck_data as _opcheck_data
 
 # Bound at import time, before the learner's module is imported, so that a submission which
-# replaces these functions afterwards does not change what the probes run.
+# replaces these functions afterwards does not change what the probes run. Every tensor is read
+# through judge.worker.tensors (torch's own C descriptors), never through its attributes.
 _compile = torch.compile
 _ops = torch.ops
 _empty = torch.empty
-_Tensor = torch.Tensor
+_grad = torch.autograd.grad
 
 NAMESPACE = "ex103"
 
@@ -34,26 +36,6 @@ NAMESPACE = "ex103"
 def _op(name="silu_and_mul"):
     """The OpOverload ``ex103::<name>.default``; AttributeError if it is not registered."""
     return getattr(getattr(_ops, NAMESPACE), name).default
-
-
-def _describe(t):
-    """Metadata of a (meta / fake / real) tensor as plain data."""
-    if not isinstance(t, _Tensor):
-        return {"is_tensor": False, "type": type(t).__name__}
-    return {
-        "is_tensor": True,
-        "shape": [int(s) for s in t.shape],
-        "dtype": str(t.dtype),
-        "device": str(t.device),
-        "type": type(t).__name__,
-    }
-
-
-def _plain(t):
-    """A plain CPU tensor the checker can receive (or None)."""
-    if not isinstance(t, _Tensor):
-        return None
-    return t.detach().clone().contiguous()
 
 
 # ---------------------------------------------------------------- schema
@@ -72,24 +54,35 @@ def schema(solution, name="silu_and_mul"):
 
 
 def eager(solution, x):
-    """Call the operator once; the output, the input afterwards (the checker compares it with what it sent),
-    and whether the output shares the input's memory."""
+    """Call the operator once; the output and its metadata (contiguity, storage offset), the input afterwards (the
+    checker compares it with what it sent), whether anything wrote it in place, and whether the output shares the
+    input's memory."""
+    version = _t.version(x)
     out = _op()(x)
-    if not isinstance(out, _Tensor):
-        return {"out": None, "type": type(out).__name__, "x_after": _plain(x), "shares_input_memory": False}
-    shares = out.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
-    return {"out": _plain(out), "type": type(out).__name__, "x_after": _plain(x), "shares_input_memory": shares}
+    written = _t.version(x) != version
+    if not _t.is_plain(out):
+        refused = _t.plain(out)
+        return {"out": refused, "type": _t.type_name(out), "x_after": _t.plain(x), "shares_input_memory": False,
+                "written": written, "meta": _t.describe(out)}  # fmt: skip
+    return {
+        "out": _t.plain(out),
+        "type": _t.type_name(out),
+        "meta": _t.describe(out),
+        "x_after": _t.plain(x),
+        "written": written,
+        "shares_input_memory": _t.storage_ptr(out) == _t.storage_ptr(x),
+    }
 
 
 def meta(solution, shape, dtype):
     """Call the operator on a meta tensor (no data at all); describe the output."""
-    return _describe(_op()(_empty(*shape, dtype=dtype, device="meta")))
+    return _t.describe(_op()(_empty(*shape, dtype=dtype, device="meta")))
 
 
 def fake(solution, x):
     """Call the operator under FakeTensorMode on a fake copy of a real CPU tensor."""
     with _FakeTensorMode() as mode:
-        return _describe(_op()(mode.from_tensor(x)))
+        return _t.describe(_op()(mode.from_tensor(x)))
 
 
 def run_opcheck(solution, x):
@@ -107,28 +100,41 @@ def run_opcheck(solution, x):
 # ---------------------------------------------------------------- backward
 
 
+def _backward(op, x, grad_out, twice=False):
+    """Forward on a fresh leaf, then x's gradient for grad_out (twice on the same graph when asked: a backward must
+    give the same gradient every time it runs, as gradcheck checks); x afterwards, and whether it was written."""
+    xg = _t.leaf(x)
+    version = _t.version(xg)
+    out = op(xg)
+    if not _t.is_plain(out) or not _t.requires_grad(out):
+        return {"out_requires_grad": False, "x_grad": None, "refused": _t.plain(out)}
+    runs = [_grad((out,), (xg,), (grad_out,), retain_graph=twice, allow_unused=True)[0] for _ in range(1 + twice)]
+    found = {
+        "out_requires_grad": True,
+        "x_grad": _t.plain(runs[0]),
+        "x_after": _t.plain(xg),
+        "written": _t.version(xg) != version,
+    }
+    if twice:
+        found["x_grad_again"] = _t.plain(runs[1])
+    return found
+
+
 def backward(solution, x, grad_out):
     """Eager forward + backward; the gradient of x (or None)."""
-    x = x.clone().requires_grad_(True)
-    out = _op()(x)
-    if not isinstance(out, _Tensor) or not out.requires_grad:
-        return {"out_requires_grad": False, "x_grad": None}
-    out.backward(grad_out)
-    return {"out_requires_grad": True, "x_grad": _plain(x.grad)}
+    return _backward(_op(), x, grad_out)
 
 
 def run_gradcheck(solution, x, grad_out, points):
     """What gradcheck compares, for the checker to compare (judge/checker/gradchecks.py): the float64 gradient
-    the backward gives for the checker's output gradient, the input afterwards, and the forward at the checker's
-    nearby points. Each call on fresh copies."""
+    the backward gives for the checker's output gradient (twice, for reentrancy), the input afterwards, and the
+    forward at the checker's nearby points. Each call on fresh copies."""
     op = _op()
-    xg = x.clone().requires_grad_(True)
-    out = op(xg)
-    if not isinstance(out, _Tensor) or not out.requires_grad:
+    found = _backward(op, x, grad_out, twice=True)
+    if not found["out_requires_grad"]:
         return {"out_requires_grad": False, "x_grad": None, "x_after": None, "forward": []}
-    out.backward(grad_out)
-    forward = [_plain(op(px.clone())) for (px,) in points]
-    return {"out_requires_grad": True, "x_grad": _plain(xg.grad), "x_after": _plain(xg), "forward": forward}
+    found["forward"] = [_t.plain(op(_t.copy(px))) for (px,) in points]
+    return found
 
 
 # ---------------------------------------------------------------- torch.compile
@@ -137,17 +143,16 @@ def run_gradcheck(solution, x, grad_out, points):
 def compiled_shapes(solution, xs):
     """Compile ``lambda x: silu_and_mul(x)`` once with fullgraph=True, backend="aot_eager",
     dynamic=True, and call it on each input in turn (no gradients: only the fake implementation
-    is traced). Returns the outputs and how many graphs Dynamo compiled in all."""
+    is traced). Returns the outputs; the graphs Dynamo compiled are counted by the checker, from what the judge's
+    own backend reports through the channel as it compiles each (judge.worker.compiled)."""
     _dynamo_reset()
     op = _op()
-    counter = _CompileCounter("aot_eager")
 
     def block(x):
         return op(x)
 
-    fn = _compile(block, fullgraph=True, backend=counter, dynamic=True)
-    outs = [_plain(fn(x)) for x in xs]
-    return {"outs": outs, "graphs": counter.frame_count}
+    fn = _compile(block, fullgraph=True, backend=_compiled.reporting("aot_eager"), dynamic=True)
+    return {"outs": [_t.plain(fn(x)) for x in xs]}
 
 
 def compiled_backward(solution, xs, grads):
@@ -162,11 +167,11 @@ def compiled_backward(solution, xs, grads):
     fn = _compile(block, fullgraph=True, backend="aot_eager", dynamic=True)
     results = []
     for x, g in zip(xs, grads):
-        x = x.clone().requires_grad_(True)
+        x = _t.leaf(x)
         out = fn(x)
-        item = {"out": _plain(out), "out_requires_grad": bool(getattr(out, "requires_grad", False)), "x_grad": None}
+        item = {"out": _t.plain(out), "out_requires_grad": _t.is_plain(out) and _t.requires_grad(out), "x_grad": None}
         if item["out_requires_grad"]:
-            out.backward(g)
-            item["x_grad"] = _plain(x.grad)
+            _t.backward(out, g)
+            item["x_grad"] = _t.plain(_t.grad(x))
         results.append(item)
     return results

@@ -83,8 +83,9 @@ def check_eager():
     def check(obs, used):
         n = used.numel()
         _check_free(obs["out"], used, (f"eager 调用（长度 {n}）", f"eager call (length {n})"))
-        assert obs["used_after"] is None or torch.equal(obs["used_after"], used), msg(
-            "free_slots 修改了输入 used：它只能读 used", "free_slots modified its input used: it may only read it"
+        assert (obs["used_after"] is None or torch.equal(obs["used_after"], used)) and not obs.get("written"), msg(
+            "free_slots 修改了输入 used（哪怕又把值改了回去）：它只能读 used",
+            "free_slots modified its input used (even if it put the values back): it may only read it",
         )
 
     return check

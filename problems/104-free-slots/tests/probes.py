@@ -15,6 +15,7 @@ from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
 from torch.fx.experimental.symbolic_shapes import ShapeEnv as _ShapeEnv
 from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols as _free_unbacked_symbols
 
+from judge.worker import tensors as _t
 from judge.worker.observe import op_exists as _op_exists
 from judge.worker.observe import schema as _schema_of
 from judge.worker.opobserve import opcheck_data as _opcheck_data
@@ -24,11 +25,14 @@ from judge.worker.opobserve import opcheck_data as _opcheck_data
 _compile = torch.compile
 _ops = torch.ops
 _empty = torch.empty
-_Tensor = torch.Tensor
 _SymInt = torch.SymInt
 _bool = torch.bool
+_type, _int, _str, _getattr = type, int, str, getattr
 
 _BOUND_FAILED = "Runtime assertion failed for expression"
+# The step `compiled` hands torch.compile runs under Dynamo (it is traced, not read): judge check's reading rule
+# passes over it (judge.problem.probe_rules); what it returns is read through judge.worker.tensors.
+RUN_NOT_READ = ("step",)
 
 NAMESPACE = "ex104"
 
@@ -42,31 +46,19 @@ def _op(name="free_slots"):
 
 
 def _size(s):
-    """One (possibly symbolic) size as plain data."""
-    if isinstance(s, _SymInt):
-        return {"symbolic": True, "unbacked": bool(_free_unbacked_symbols(s)), "text": str(s)}
-    return {"symbolic": False, "unbacked": False, "text": str(int(s))}
+    """One (possibly symbolic) size as plain data (a size torch holds: an int or torch's own SymInt)."""
+    if _type(s) is _SymInt:
+        return {"symbolic": True, "unbacked": bool(_free_unbacked_symbols(s)), "text": _str(s)}
+    return {"symbolic": False, "unbacked": False, "text": _str(_int(s))}
 
 
 def _describe(t):
-    """Metadata of a fake / meta tensor as plain data; sizes may be symbolic."""
-    if not isinstance(t, _Tensor):
-        return {"is_tensor": False, "type": type(t).__name__}
-    return {
-        "is_tensor": True,
-        "dim": t.dim(),
-        "sizes": [_size(s) for s in t.shape],
-        "dtype": str(t.dtype),
-        "device": str(t.device),
-        "type": type(t).__name__,
-    }
-
-
-def _plain(t):
-    """A plain CPU tensor the checker can receive (or None)."""
-    if not isinstance(t, _Tensor):
-        return None
-    return t.detach().clone().contiguous()
+    """Metadata of a fake / meta tensor as plain data (sizes may be symbolic), read through judge.worker.tensors;
+    a tensor subclass is refused there."""
+    seen = _t.describe(t)
+    if seen.get("is_tensor"):
+        seen.update(dim=_t.ndim(t), sizes=[_size(s) for s in _t.sizes(t)])
+    return seen
 
 
 def _first_line(text):
@@ -75,7 +67,7 @@ def _first_line(text):
 
 
 def _raised(e):
-    return {"type": type(e).__name__, "op": str(getattr(e, "func", "")), "message": _first_line(e)}
+    return {"type": _t.type_name(e).rpartition(".")[2], "op": _str(_getattr(e, "func", "")), "message": _first_line(e)}
 
 
 # ---------------------------------------------------------------- schema
@@ -96,8 +88,15 @@ def schema(solution, name="free_slots"):
 def eager(solution, used):
     """Call the operator once on a real tensor; the output and ``used`` afterwards (the checker compares it
     with what it sent)."""
+    version = _t.version(used)
     out = _op()(used)
-    return {"out": _plain(out), "type": type(out).__name__, "used_after": _plain(used)}
+    return {
+        "out": _t.plain(out),
+        "type": _t.type_name(out),
+        "meta": _t.describe(out),
+        "used_after": _t.plain(used),
+        "written": _t.version(used) != version,
+    }
 
 
 # ---------------------------------------------------------------- fake / meta
@@ -128,7 +127,7 @@ def fake_meta_with_shape_env(solution, n):
     its output on the device of ``used`` — meta here — so the input's device is reported too."""
     with _FakeTensorMode(shape_env=_ShapeEnv()) as mode:
         used = mode.from_tensor(_empty(n, dtype=_bool, device="meta"))
-        return {"in_device": str(used.device), "out": _describe(_op()(used))}
+        return {"in_device": _t.device(used), "out": _describe(_op()(used))}
 
 
 def meta(solution, n):
@@ -178,9 +177,9 @@ def compiled(solution, cases):
             continue
         results.append(
             {
-                "free": _plain(free),
-                "picked": _plain(picked),
-                "count": int(count) if isinstance(count, int) else repr(count),
+                "free": _t.plain(free),
+                "picked": _t.plain(picked),
+                "count": count if _type(count) is _int else repr(count),
                 "bound_failed": None,
             }
         )

@@ -18,6 +18,7 @@ import warnings
 import torch
 from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
 
+from judge.worker import tensors as _t
 from judge.worker.observe import schema as _schema_of
 from judge.worker.opobserve import opcheck_data as _opcheck_data
 
@@ -30,9 +31,13 @@ _compile = torch.compile
 _vmap = torch.func.vmap
 _ops = torch.ops
 _empty = torch.empty
-_Tensor = torch.Tensor
+_type, _str, _list, _repr, _all = type, str, list, repr, all
+_list_items = list.__iter__
 
 OP = "ex105::scaled_dot"
+# These build the tensors handed to the learner's dispatch_keys (and the checker builds the same ones with them):
+# they construct, they observe nothing, so judge check's reading rule passes over them (judge.problem.probe_rules).
+RUN_NOT_READ = ("_create", "body")
 
 
 # ---------------------------------------------------------------- part 1: tensors from descriptions
@@ -62,7 +67,7 @@ class DataFreeSubclass(torch.Tensor):
 
 def _handed_module():
     module = types.ModuleType("ex105_handed", "What probes hand to learner code: nothing a probe relies on.")
-    exec(compile(_SUBCLASS_SOURCE, __file__, "exec"), module.__dict__)
+    exec(compile(_SUBCLASS_SOURCE, __file__, "exec"), vars(module))
     return module
 
 
@@ -146,25 +151,18 @@ def _op():
 
 
 def _describe(t):
-    if not isinstance(t, _Tensor):
-        return {"is_tensor": False, "type": type(t).__name__}
-    return {
-        "is_tensor": True,
-        "shape": list(t.shape),
-        "dtype": str(t.dtype),
-        "device": str(t.device),
-        "type": type(t).__name__,
-    }
-
-
-def _plain(t):
-    return t.detach().clone().contiguous() if isinstance(t, _Tensor) else None
+    """A tensor's metadata through judge.worker.tensors (a subclass is refused there)."""
+    return _t.describe(t)
 
 
 def _names(result):
-    if isinstance(result, list) and all(type(k) is str for k in result):  # the statement asks for list[str]
-        return {"names": list(result), "type": type(result).__name__}
-    return {"names": None, "type": type(result).__name__, "repr": repr(result)[:120]}
+    """The learner's list[str] (read with list's own iterator), or its type and repr."""
+    kind = _t.type_name(result).rpartition(".")[2]
+    if _list in _t.mro(result):
+        names = _list(_list_items(result))
+        if _all(_type(k) is _str for k in names):  # the statement asks for list[str]
+            return {"names": names, "type": kind}
+    return {"names": None, "type": kind, "repr": _repr(result)[:120]}
 
 
 # ---------------------------------------------------------------- probes: dispatch_keys
@@ -197,10 +195,10 @@ def scaled_dot(solution, a, b, scale, autocast=False):
     else:
         out = _op()(a, b, scale)
     return {
-        "out": _plain(out),
+        "out": _t.plain(out),
         **_describe(out),
-        "a_after": _plain(a),
-        "b_after": _plain(b),
+        "a_after": _t.plain(a),
+        "b_after": _t.plain(b),
     }
 
 
@@ -237,4 +235,4 @@ def scaled_dot_compiled_autocast(solution, a, b, scale):
     compiled = _compile(f, fullgraph=True, backend="aot_eager", dynamic=False)
     with _autocast("cpu", dtype=torch.bfloat16):
         out = compiled(a, b)
-    return {"out": _plain(out), **_describe(out)}
+    return {"out": _t.plain(out), **_describe(out)}

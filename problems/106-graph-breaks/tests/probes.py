@@ -10,22 +10,23 @@ Probes are not secret: reading them shows exactly how your code is exercised.
 
 import torch
 from torch._dynamo import reset as _dynamo_reset
-from torch._dynamo.backends.debugging import aot_eager as _aot_eager
 from torch._dynamo.exc import Unsupported as _Unsupported
-from torch._dynamo.testing import CompileCounterWithBackend as _CompileCounter
 from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
 
+from judge.worker import compiled as _compiled
+from judge.worker import tensors as _t
 from judge.worker.observe import op_exists as _op_exists
 from judge.worker.observe import schema as _schema_of
 from judge.worker.opobserve import opcheck_data as _opcheck_data
 
 # Bound at import time, before the learner's module is imported, so that a submission which
-# replaces these functions afterwards does not change what the probes run.
+# replaces these functions afterwards does not change what the probes run. Every tensor is read
+# through judge.worker.tensors (torch's own C descriptors), never through its attributes.
 _compile = torch.compile
 _ops = torch.ops
 _empty = torch.empty
-_Tensor = torch.Tensor
-_contiguous_format = torch.contiguous_format
+_callable = callable
+_str = str
 
 QUALIFIED = "ex106::gelu"
 
@@ -38,35 +39,14 @@ def _op():
     return _ops.ex106.gelu.default
 
 
-def _describe(t):
-    """Metadata of a (meta / fake / real) tensor as plain data."""
-    if not isinstance(t, _Tensor):
-        return {"is_tensor": False, "type": type(t).__name__}
-    return {
-        "is_tensor": True,
-        "shape": [int(s) for s in t.shape],
-        "dtype": str(t.dtype),
-        "device": str(t.device),
-        "type": type(t).__name__,
-        "contiguous": bool(t.is_contiguous(memory_format=_contiguous_format)),
-    }
-
-
-def _plain(t):
-    """A plain CPU tensor the checker can receive (or None)."""
-    if not isinstance(t, _Tensor):
-        return None
-    return t.detach().clone().contiguous()
-
-
 def _first_line(text):
-    text = str(text).strip()
+    text = _str(text).strip()
     return text.splitlines()[0][:300] if text else ""
 
 
 def _mlp(solution):
     fn = getattr(solution, "mlp", None)
-    if not callable(fn):
+    if not _callable(fn):
         raise AttributeError("mlp(x, w1, w2) is not defined in your file")
     return fn
 
@@ -85,35 +65,38 @@ def schema(solution):
 
 def eager(solution, x):
     """Call the operator once; the output, the input afterwards (the checker compares it with what it
-    sent), and whether the output is shared with the input."""
+    sent), whether anything wrote it in place, and whether the output is shared with the input."""
+    version = _t.version(x)
     out = _op()(x)
-    if not isinstance(out, _Tensor):
+    written = _t.version(x) != version
+    if not _t.is_plain(out):
         return {
-            "out": None,
-            "type": type(out).__name__,
-            "x_after": _plain(x),
+            "out": _t.plain(out),
+            "type": _t.type_name(out),
+            "x_after": _t.plain(x),
+            "written": written,
             "shares_input_memory": False,
             "contiguous": False,
         }
-    shares = out.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
     return {
-        "out": _plain(out),
-        "type": type(out).__name__,
-        "x_after": _plain(x),
-        "shares_input_memory": shares,
-        "contiguous": bool(out.is_contiguous()),
+        "out": _t.plain(out),
+        "type": _t.type_name(out),
+        "x_after": _t.plain(x),
+        "written": written,
+        "shares_input_memory": _t.storage_ptr(out) == _t.storage_ptr(x),
+        "contiguous": _t.is_contiguous(out),
     }
 
 
 def meta(solution, shape, dtype):
     """Call the operator on a meta tensor (no data at all); describe the output."""
-    return _describe(_op()(_empty(*shape, dtype=dtype, device="meta")))
+    return _t.describe(_op()(_empty(*shape, dtype=dtype, device="meta")))
 
 
 def fake(solution, x):
     """Call the operator under FakeTensorMode on a fake copy of a real CPU tensor."""
     with _FakeTensorMode() as mode:
-        return _describe(_op()(mode.from_tensor(x)))
+        return _t.describe(_op()(mode.from_tensor(x)))
 
 
 def run_opcheck(solution, x):
@@ -126,12 +109,13 @@ def run_opcheck(solution, x):
 
 
 def mlp_eager(solution, x, w1, w2):
-    return _plain(_mlp(solution)(x, w1, w2))
+    return _t.plain(_mlp(solution)(x, w1, w2))
 
 
 def explain(solution, x, w1, w2):
-    """What torch._dynamo.explain(mlp)(x, w1, w2) looks at: the node targets of each captured graph, whether
-    the capture broke, and the first break's reason.
+    """What torch._dynamo.explain(mlp)(x, w1, w2) looks at: the graphs Dynamo captures (reported to the checker by
+    the judge's own backend as it compiles each, node targets and all: judge.worker.compiled), whether the capture
+    broke, and the first break's reason.
 
     Captured with fullgraph=True, which stops at the first graph break and names its reason, and run
     through aot_eager. explain itself runs the code between graph breaks with Dynamo's frame hook
@@ -139,32 +123,23 @@ def explain(solution, x, w1, w2):
     (judge/worker/guard.py); a capture that stops at the first break needs no such frame. So a break
     counts as two graphs and one break, the least explain would report for it."""
     _dynamo_reset()
-    graphs = []
-
-    def recording(gm, example_inputs):
-        graphs.append([str(node.target) for node in gm.graph.nodes])
-        return _aot_eager(gm, example_inputs)
-
     try:
-        _compile(_mlp(solution), fullgraph=True, backend=recording)(x, w1, w2)
+        _compile(_mlp(solution), fullgraph=True, backend=_compiled.reporting("aot_eager"))(x, w1, w2)
         broke, reason = False, ""
     except _Unsupported as exc:
         broke, reason = True, _first_line(exc)
     finally:
         _dynamo_reset()
-    # The captured graphs' node targets go back as they are: the checker counts the graphs and the calls of
-    # ex106::gelu in them.
-    return {"graph_targets": graphs, "broke": broke, "reason": reason}
+    return {"broke": broke, "reason": reason}
 
 
 def compiled(solution, xs, w1, w2, dynamic):
     """torch.compile(mlp, fullgraph=True, backend="aot_eager", dynamic=dynamic) called on each x in
-    turn; the outputs and how many graphs Dynamo compiled in all."""
+    turn; the outputs. The graphs Dynamo compiled are counted by the checker from the judge's backend's reports."""
     _dynamo_reset()
-    counter = _CompileCounter("aot_eager")
     try:
-        fn = _compile(_mlp(solution), fullgraph=True, backend=counter, dynamic=dynamic)
-        outs = [_plain(fn(x, w1, w2)) for x in xs]
+        fn = _compile(_mlp(solution), fullgraph=True, backend=_compiled.reporting("aot_eager"), dynamic=dynamic)
+        outs = [_t.plain(fn(x, w1, w2)) for x in xs]
     finally:
         _dynamo_reset()
-    return {"outs": outs, "graphs": int(counter.frame_count)}
+    return {"outs": outs}

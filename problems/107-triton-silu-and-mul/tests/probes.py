@@ -20,9 +20,10 @@ import sys
 
 import torch
 from torch._dynamo import reset as _dynamo_reset
-from torch._dynamo.testing import CompileCounterWithBackend as _CompileCounter
 from torch._subclasses.fake_tensor import FakeTensorMode as _FakeTensorMode
 
+from judge.worker import compiled as _compiled
+from judge.worker import tensors as _t
 from judge.worker.observe import op_exists as _op_exists
 from judge.worker.observe import schema as _schema_of
 from judge.worker.opobserve import opcheck_data as _opcheck_data
@@ -33,11 +34,16 @@ _ops = torch.ops
 _empty = torch.empty
 _full = torch.full
 _cat = torch.cat
-_Tensor = torch.Tensor
+_str, _getattr = str, getattr
 
 INTERPRET = os.environ.get("TRITON_INTERPRET") == "1" or not torch.cuda.is_available()
 DEVICE = "cpu" if INTERPRET else "cuda"
 GUARD = 8192  # elements on each side of x in the functional operator's buffer (as conftest.py's GUARD)
+# Code that reads no tensor of the submission's, so judge check's reading rule passes over it
+# (judge.problem.probe_rules): the interpreter's re-wrapping of Triton's library at import, before the
+# submission runs, the blocks torch.compile traces, and the load/store checks, which read the interpreter's numpy
+# arrays and Triton handles. Tensors are read through judge.worker.tensors.
+RUN_NOT_READ = ("_interpret_triton_library", "block", "access", "masked")  # numpy and Triton handles, not tensors
 
 
 def _interpret_triton_library():
@@ -90,12 +96,14 @@ class _Launch:
         self.races = {}  # tensor name -> [set of element indices, (index, first program, second program)]
 
     def add_tensor(self, name, tensor):
-        if tensor.numel() == 0:
+        shape = _t.shape(tensor)
+        numel = _numel(shape)
+        if numel == 0:
             return
-        size = tensor.element_size()
-        span = 1 + sum((s - 1) * abs(st) for s, st in zip(tensor.shape, tensor.stride()))
-        lo = tensor.data_ptr()
-        self.tensors.append([name, lo, lo + span * size, size, int(tensor.numel()), None, 0])
+        size = _t.element_size(tensor)
+        span = 1 + sum((s - 1) * abs(st) for s, st in zip(shape, _t.strides(tensor)))
+        lo = _t.data_ptr(tensor)
+        self.tensors.append([name, lo, lo + span * size, size, numel, None, 0])
 
     def program(self):
         (x, y, z), (_, gy, gz) = _builder.grid_idx, _builder.grid_dim
@@ -187,8 +195,8 @@ class _Launch:
 
     def written(self, tensor):
         """How many elements of `tensor` this launch stored into, and how many store lanes it masked off there."""
-        lo = tensor.data_ptr()
-        hi = lo + tensor.numel() * tensor.element_size()
+        lo = _t.data_ptr(tensor)
+        hi = lo + _numel(_t.shape(tensor)) * _t.element_size(tensor)
         stored, masked = 0, 0
         for _name, tlo, thi, size, _n, owner, masked_inside in self.tensors:
             if tlo < hi and lo < thi:
@@ -301,8 +309,8 @@ def _install_watch():
         if launch is not None:
             named = [*zip(self.arg_names, args_hst), *kwargs_hst.items()]
             for name, arg in named:
-                arg = getattr(arg, "base", arg)  # triton.reinterpret's TensorWrapper
-                if isinstance(arg, _Tensor):
+                arg = _getattr(arg, "base", arg)  # triton.reinterpret's TensorWrapper
+                if _t.is_plain(arg):  # a tensor of another class is not the launch's: its accesses count outside
                     launch.add_tensor(name, arg)
         return args_hst, kwargs_hst
 
@@ -331,26 +339,12 @@ def _op(name):
 
 
 def _describe(t):
-    if not isinstance(t, _Tensor):
-        return {"is_tensor": False, "type": type(t).__name__}
-    return {
-        "is_tensor": True,
-        "shape": [int(s) for s in t.shape],
-        "dtype": str(t.dtype),
-        "device": str(t.device),
-        "type": type(t).__name__,
-        "contiguous": bool(t.is_contiguous()),
-    }
-
-
-def _plain(t):
-    if not isinstance(t, _Tensor):
-        return None
-    return t.detach().to("cpu").clone().contiguous()
+    """A tensor's metadata through judge.worker.tensors (a subclass is refused there)."""
+    return _t.describe(t)
 
 
 def _first_line(text):
-    text = str(text).strip()
+    text = _str(text).strip()
     return text.splitlines()[0][:300] if text else ""
 
 
@@ -371,7 +365,7 @@ def environment(solution):
     return {
         "device": DEVICE,
         "interpret": INTERPRET,
-        "triton": getattr(triton, "__version__", None),
+        "triton": _getattr(triton, "__version__", None),
         "autotuned": list(_watch.autotuned),
         "triton_ops": _triton_ops(),
     }
@@ -402,9 +396,9 @@ def _guarded(x, guard=GUARD):
     """x as a contiguous view in the middle of a larger buffer: reads a little past x stay in memory this
     probe owns (on a GPU too), and the buffer whole shows whether anything around x changed."""
     flat = x.reshape(-1)
-    fill = _full((guard,), -7.0, dtype=x.dtype, device=x.device)
+    fill = _full((guard,), -7.0, dtype=_t.dtype_of(x), device=_t.device(x))
     buf = _cat([fill, flat, fill])
-    return buf, buf.narrow(0, guard, flat.numel()).view(x.shape)
+    return buf, buf.narrow(0, guard, _numel(_t.shape(x))).view(_t.sizes(x))
 
 
 def _notes():
@@ -439,24 +433,23 @@ def eager(solution, x):
             raise
         return {"out": None, "type": "driver", "driver": _first_line(exc), **_notes()}
     notes = _notes()
-    if not isinstance(out, _Tensor):
+    if not _t.is_plain(out):
         return {
-            "out": None,
-            "type": type(out).__name__,
-            "xbuf_after": _plain(xbuf),
+            "out": _t.plain(out),
+            "type": _t.type_name(out),
+            "xbuf_after": _t.plain(xbuf),
             "shares_input_memory": False,
             "contiguous": False,
             "device": None,
             **notes,
         }
-    shares = out.untyped_storage().data_ptr() == x.untyped_storage().data_ptr()
     return {
-        "out": _plain(out),
-        "type": type(out).__name__,
-        "xbuf_after": _plain(xbuf),
-        "shares_input_memory": shares,
-        "contiguous": bool(out.is_contiguous()),
-        "device": out.device.type,
+        "out": _t.plain(out),
+        "type": _t.type_name(out),
+        "xbuf_after": _t.plain(xbuf),
+        "shares_input_memory": _t.storage_ptr(out) == _t.storage_ptr(x),
+        "contiguous": _t.is_contiguous(out),
+        "device": _t.device(out).partition(":")[0],
         "written": _watch.written(out),
         **notes,
     }
@@ -479,9 +472,9 @@ def out_variant(solution, xbuf, x_offset, x_shape, obuf, o_offset, o_shape):
     if DEVICE == "cuda":
         torch.cuda.synchronize()
     return {
-        "xbuf": _plain(xbuf),
-        "obuf": _plain(obuf),
-        "returned": type(returned).__name__,
+        "xbuf": _t.plain(xbuf),
+        "obuf": _t.plain(obuf),
+        "returned": _t.type_name(returned),
         "written": _watch.written(out),
         **_notes(),
     }
@@ -507,14 +500,15 @@ def run_opcheck(solution, name, args):
     schema they compare against, and what the interpreter saw; the checker decides each test
     (judge/checker/opchecks.py)."""
     _watch.start()
-    args = tuple(a.to(DEVICE) if isinstance(a, _Tensor) else a for a in args)
+    args = tuple(a.to(DEVICE) if _t.is_plain(a) else a for a in args)
     return {"schema": _schema_of(f"ex107::{name}"), "data": _opcheck_data(_op(name), args), **_notes()}
 
 
 def compiled(solution, xs, through_out):
     """torch.compile(fullgraph=True, backend="aot_eager", dynamic=True) of a block that calls
     silu_and_mul(x), or (through_out) allocates out and calls silu_and_mul_out(x, out); the outputs
-    for each x in turn and how many graphs Dynamo compiled."""
+    for each x in turn. The graphs Dynamo compiled are counted by the checker from what the judge's own backend
+    reported through the channel as it compiled each (judge.worker.compiled)."""
     _watch.start()
     _dynamo_reset()
     functional, out_op = _op("silu_and_mul"), _op("silu_and_mul_out")
@@ -526,14 +520,13 @@ def compiled(solution, xs, through_out):
         out_op(x, out)
         return out
 
-    counter = _CompileCounter("aot_eager")
     try:
-        fn = _compile(block, fullgraph=True, backend=counter, dynamic=True)
-        outs = [_plain(fn(x.to(DEVICE))) for x in xs]
+        fn = _compile(block, fullgraph=True, backend=_compiled.reporting("aot_eager"), dynamic=True)
+        outs = [_t.plain(fn(x.to(DEVICE))) for x in xs]
     except RuntimeError as exc:
         if not _driver_needed(exc):
             raise
-        return {"outs": [], "graphs": 0, "driver": _first_line(exc), **_notes()}
+        return {"outs": [], "driver": _first_line(exc), **_notes()}
     finally:
         _dynamo_reset()
-    return {"outs": outs, "graphs": int(counter.frame_count), **_notes()}
+    return {"outs": outs, **_notes()}

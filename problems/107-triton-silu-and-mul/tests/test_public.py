@@ -103,7 +103,7 @@ def _on(tier, request):
 
 @pytest.mark.parametrize("tier", TIERS)
 @pytest.mark.weight(8)
-def test_compile_fullgraph_dynamic_shapes(probe, make_input, check_out, check_accesses, op_hint, request, tier):
+def test_compile_fullgraph_dynamic_shapes(probe, remote, make_input, check_out, check_accesses, op_hint, request, tier):
     _on(tier, request)
     xs = [make_input(13 + i, shape, F32) for i, shape in enumerate(COMPILE_SHAPES[tier])]
     obs = probe(
@@ -125,9 +125,10 @@ def test_compile_fullgraph_dynamic_shapes(probe, make_input, check_out, check_ac
             "torch.compile 下",
             "under torch.compile",
         )
-    assert obs["graphs"] == 1, msg(
-        f"三种二维形状编译了 {obs['graphs']} 次（应为 1 次）：fake 实现不要把符号大小变成 int",
-        f"three 2-D shapes compiled {obs['graphs']} times (want once): the fake must not turn symbolic sizes into ints",
+    graphs = len(remote.graphs())  # reported by the judge's own backend as Dynamo compiled each
+    assert graphs == 1, msg(
+        f"三种二维形状编译了 {graphs} 次（应为 1 次）：fake 实现不要把符号大小变成 int",
+        f"three 2-D shapes compiled {graphs} times (want once): the fake must not turn symbolic sizes into ints",
     )
 
 
