@@ -99,7 +99,11 @@ def _learners(result: TryResult, mine: PairResult[list[TryEvent]], judgement: Ju
     if limited is not None:
         return result.model_copy(update={"status": "limit", "message": limited})
     if observed is None:
-        return result
+        if mine.checker is None or mine.checker.exit_code not in (0, None):
+            return result  # the checker's own fault: an internal result
+        # the worker ended without answering, within its limits (the learner's code exited, or killed itself)
+        code = mine.worker.signal or mine.worker.exit_code
+        return result.model_copy(update={"status": "limit", "message": say("try.crashed", code=code)})
     update: dict[str, Any] = {"yours": observed.values}
     if observed.raised is not None:
         update.update(status="raised", message=observed.raised, line=observed.line)

@@ -181,3 +181,12 @@ def test_judge_try_in_the_terminal(tmp_path, lang):
     example = subprocess.run([*judge, "--lang", lang], capture_output=True, text=True, env=env, timeout=60)
     assert example.returncode == 0 and 'op = "free_slots"' in example.stdout
     assert say("try.example", op="free_slots", args="used", id="104").get(lang) in example.stdout
+
+
+@pytest.mark.slow
+def test_code_that_exits_without_answering_is_said_so_not_blamed_on_the_judge(judge, tmp_path):
+    exiting = tmp_path / "100.py"
+    source = (ROOT / "problems" / "100-custom-op" / "solutions" / "reference.py").read_text(encoding="utf-8")
+    exiting.write_text(source.replace('    """x * rsqrt', '    import os\n    os._exit(0)\n    """x * rsqrt'), "utf-8")
+    result = _tried(judge, exiting, RMS)
+    assert result.status == "limit" and result.message == say("try.crashed", code=0)
