@@ -181,5 +181,8 @@ def _difference(name: str, a: Any, b: Any, tolerances: dict[str, tuple[float, fl
         same = type(a) is type(b) and bool(a == b)
     except (RuntimeError, TypeError, ValueError):  # containers of tensors: equal when they print the same
         same = type(a) is type(b) and show(a) == show(b)
-    message = say("try.equal") if same else say("try.unequal", yours=repr(a)[:200], theirs=repr(b)[:200])
+    if not same and isinstance(a, dict) and isinstance(b, dict):  # only the entries that differ
+        keys = [k for k in {**b, **a} if k not in a or k not in b or show(a[k]) != show(b[k])]
+        a, b = {k: a.get(k) for k in keys}, {k: b.get(k) for k in keys}
+    message = say("try.equal") if same else say("try.unequal", yours=repr(a)[:300], theirs=repr(b)[:300])
     return Difference(name=name, same=bool(same), message=message)

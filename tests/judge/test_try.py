@@ -158,17 +158,6 @@ def test_judge_try_in_the_terminal(tmp_path, lang):
     )
     wrong = ROOT / "problems" / "104-free-slots" / "solutions" / "wrong" / "returns_int32.py"
     judge = [sys.executable, "-m", "judge.cli", "try", "104"]
-    shown = subprocess.run(
-        [*judge, str(tmp_path / "in.toml"), "--code", str(wrong), "--lang", lang],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
-    assert shown.returncode == 1, shown.stderr
-    assert say("try.title", id="104", op="free_slots").get(lang) in shown.stdout
-    assert say("try.differs", n=1).get(lang) in shown.stdout and "int32" in shown.stdout
-    assert say("optrace.heading").get(lang) in shown.stdout
     as_json = subprocess.run(
         [*judge, str(tmp_path / "in.toml"), "--code", str(wrong), "--json", "--lang", lang],
         capture_output=True,
@@ -178,6 +167,19 @@ def test_judge_try_in_the_terminal(tmp_path, lang):
     )
     public = json.loads(as_json.stdout)
     assert public["status"] == "differs" and public["lang"] == lang and public["op_trace"]["first_difference"] == 4
+    out = next(d for d in public["differences"] if d["name"] == "out")
+    assert not out["same"] and "int32" in out["message"] and "int64" in out["message"]
+    shown = subprocess.run(
+        [*judge, str(tmp_path / "in.toml"), "--code", str(wrong), "--lang", lang],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert shown.returncode == 1, shown.stderr
+    assert say("try.title", id="104", op="free_slots").get(lang) in shown.stdout
+    assert public["message"] in shown.stdout and out["message"] in shown.stdout
+    assert say("optrace.heading").get(lang) in shown.stdout
     example = subprocess.run([*judge, "--lang", lang], capture_output=True, text=True, env=env, timeout=60)
     assert example.returncode == 0 and 'op = "free_slots"' in example.stdout
     assert say("try.example", op="free_slots", args="used", id="104").get(lang) in example.stdout
