@@ -139,11 +139,17 @@ def test_what_a_try_says_when_it_cannot_compare(judge, text, source, status, sai
         assert "reference.py" not in result.message.en and result.reference == []
 
 
+def _reference_with(tmp_path: Path, lines: str) -> tuple[Path, str]:
+    """The reference with `lines` run first in rms_norm's body, as a learner's file; and the reference's source."""
+    path = tmp_path / "100.py"
+    source = (ROOT / "problems" / "100-custom-op" / "solutions" / "reference.py").read_text(encoding="utf-8")
+    path.write_text(source.replace('    """x * rsqrt', lines + '    """x * rsqrt'), "utf-8")
+    return path, source
+
+
 @pytest.mark.slow
 def test_the_learners_line_is_named_when_their_operator_raises(judge, tmp_path):
-    raising = tmp_path / "100.py"
-    source = (ROOT / "problems" / "100-custom-op" / "solutions" / "reference.py").read_text(encoding="utf-8")
-    raising.write_text(source.replace('    """x * rsqrt', '    raise ValueError("mine")\n    """x * rsqrt'), "utf-8")
+    raising, source = _reference_with(tmp_path, '    raise ValueError("mine")\n')
     result = _tried(judge, raising, RMS)
     line = source.replace('    """x * rsqrt', "\x00").split("\x00")[0].count("\n") + 1
     assert result.status == "raised" and result.line == line and "ValueError: mine" in result.message.en
@@ -158,24 +164,17 @@ def test_judge_try_in_the_terminal(tmp_path, lang):
     )
     wrong = ROOT / "problems" / "104-free-slots" / "solutions" / "wrong" / "returns_int32.py"
     judge = [sys.executable, "-m", "judge.cli", "try", "104"]
-    as_json = subprocess.run(
-        [*judge, str(tmp_path / "in.toml"), "--code", str(wrong), "--json", "--lang", lang],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+
+    def judge_try(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [*judge, str(tmp_path / "in.toml"), "--code", str(wrong), "--lang", lang, *args]
+        return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+
+    as_json = judge_try("--json")
     public = json.loads(as_json.stdout)
     assert public["status"] == "differs" and public["lang"] == lang and public["op_trace"]["first_difference"] == 4
     out = next(d for d in public["differences"] if d["name"] == "out")
     assert not out["same"] and "int32" in out["message"] and "int64" in out["message"]
-    shown = subprocess.run(
-        [*judge, str(tmp_path / "in.toml"), "--code", str(wrong), "--lang", lang],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-    )
+    shown = judge_try()
     assert shown.returncode == 1, shown.stderr
     assert say("try.title", id="104", op="free_slots").get(lang) in shown.stdout
     assert public["message"] in shown.stdout and out["message"] in shown.stdout
@@ -187,8 +186,6 @@ def test_judge_try_in_the_terminal(tmp_path, lang):
 
 @pytest.mark.slow
 def test_code_that_exits_without_answering_is_said_so_not_blamed_on_the_judge(judge, tmp_path):
-    exiting = tmp_path / "100.py"
-    source = (ROOT / "problems" / "100-custom-op" / "solutions" / "reference.py").read_text(encoding="utf-8")
-    exiting.write_text(source.replace('    """x * rsqrt', '    import os\n    os._exit(0)\n    """x * rsqrt'), "utf-8")
+    exiting, _ = _reference_with(tmp_path, "    import os\n    os._exit(0)\n")
     result = _tried(judge, exiting, RMS)
     assert result.status == "limit" and result.message == say("try.crashed", code=0)
