@@ -152,7 +152,11 @@ def enter(
     if "rlimits" in on:
         # The address space too, cgroup or not: the cgroup charges only the pages a job touches, and memory reserved
         # and never touched (a model's weights made with torch.empty) is what a job is not allowed to hold either.
-        memory = spec.memory_bytes if spec.address_space_limit else None
+        # Beside a cgroup it leaves a quarter more room, so that what a job touches meets the cgroup first (one
+        # fact for one cause, as without the rlimit); alone, it is the limit.
+        memory = None
+        if spec.address_space_limit and spec.memory_bytes:
+            memory = spec.memory_bytes + (spec.memory_bytes // 4 if "memory" in on else 0)
         procs = spec.max_pids if ("pids" not in on and "uid" in on) else None
         report.step(["rlimits"], rlimits.apply, spec.wall_s, min(spec.scratch_bytes, FILE_LIMIT_CAP), memory, procs)
     return scratch

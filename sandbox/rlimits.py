@@ -1,12 +1,12 @@
 """Resource limits that turn runaway behaviour into clear errors (file size, open files, core dumps, CPU time).
 
 The address-space limit is measured from the current size, so that the warm parent's heap (torch's shared
-mappings included) is not the learner's: it bounds what a job reserves on top of that by the job's memory
-limit. A memory cgroup, where one exists, bounds what a job touches (and /dev/shm, which an address-space limit
-misses); the rlimit bounds what it reserves and never touches, which no cgroup charges (a model's real weights
-made with torch.empty: exercise 102's "no real weights"). GPU jobs get none (CUDA reserves far more address space
-than any limit would allow). RLIMIT_NPROC counts every process of the uid on the host, so it is only the fallback
-where no pids cgroup exists.
+mappings included) is not the learner's: it bounds what a job reserves on top of that (by the job's memory
+limit, and a quarter more where a cgroup bounds what it touches: sandbox.layers). A memory cgroup, where one
+exists, bounds what a job touches (and /dev/shm, which an address-space limit misses); the rlimit bounds what it
+reserves and never touches, which no cgroup charges (a model's real weights made with torch.empty: exercise
+102's "no real weights"). GPU jobs get none (CUDA reserves far more address space than any limit would allow).
+RLIMIT_NPROC counts every process of the uid on the host, so it is only the fallback where no pids cgroup exists.
 """
 
 from __future__ import annotations

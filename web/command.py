@@ -12,20 +12,18 @@ if TYPE_CHECKING:
 def _serve(args: argparse.Namespace, settings: Settings) -> int:
     import uvicorn  # noqa: PLC0415 - heavy: only when serving
 
-    from judge.queue.store import Unmigrated, make_engine, require_migrated  # noqa: PLC0415
+    from judge.queue.store import Unmigrated  # noqa: PLC0415
+    from judge.queue.waiting import schema_checked  # noqa: PLC0415
     from web.app import create_app  # noqa: PLC0415
     from web.config import WebSettings  # noqa: PLC0415
 
     url = WebSettings().database()
     if not url.startswith("sqlite"):  # only the SQLite default migrates itself: refuse before listening
-        engine = make_engine(url)
         try:
-            require_migrated(engine)
+            schema_checked(url, "judge serve")  # waits while the database is unreachable, saying so once
         except Unmigrated as exc:
             print(f"judge serve: {exc.message}", flush=True)
             return 2
-        finally:
-            engine.dispose()
 
     print(f"practice-judge: open http://{args.host}:{args.port}/ in your browser (Ctrl-C stops)", flush=True)
     uvicorn.run(create_app(), host=args.host, port=args.port, log_level=args.log_level)

@@ -1,8 +1,10 @@
-"""Operations routes: GET /api/health (database, broker, workers) and Prometheus metrics at /metrics."""
+"""Operations routes: GET /api/health (the operator's full picture), GET /api/health/live (what a proxy follows) and
+Prometheus metrics at /metrics."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import logging
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from anyio import to_thread
@@ -11,36 +13,46 @@ from fastapi.responses import JSONResponse, Response
 
 from judge.errors import JudgeError
 from judge.extras import require
+from judge.queue.outage import OutageLog
+from judge.queue.store import UPGRADE_COMMAND, Unmigrated
 from judge.queue.tally import BUCKETS
 
 router = APIRouter()
+log = logging.getLogger("web.health")
+FAULTS = OutageLog(log)  # what health found wrong, with the exception, once per part and outage: the body says less
 
 
-def _check(what: Any) -> str:
+def _check(part: str, what: Any) -> str:
+    """ok, or what is wrong in words an operator acts on; the exception goes to the log, never into the body."""
     try:
         what()
+    except Unmigrated:
+        return f"not at this version's schema: run `{UPGRADE_COMMAND}`"
     except Exception as exc:  # noqa: BLE001 - health names what failed, it never fails itself
-        return f"{type(exc).__name__}: {exc}"[:300]
+        FAULTS.error(part, f"{type(exc).__name__}: {exc}"[:300])
+        return "unreachable"
     return "ok"
 
 
+def _workers(service: Any) -> str:
+    from judge.queue.registry import live_workers  # noqa: PLC0415 - scale-out only
+
+    try:
+        queues = {w.queue for w in live_workers(service.dispatcher.redis)}  # skips what is not a heartbeat
+    except Exception as exc:  # noqa: BLE001
+        FAULTS.error("workers", f"{type(exc).__name__}: {exc}"[:300])
+        return "unknown: the broker did not answer"
+    return "ok" if "cpu" in queues else "no live worker takes the cpu queue"
+
+
 def health_of(service: Any) -> dict[str, str]:
-    checks = {"database": _check(service.store.ping)}
+    checks = {"database": _check("database", service.store.ping)}
     dispatcher = service.dispatcher
     if service.local:
         checks["workers"] = "ok" if dispatcher.alive() else "the in-process judging threads have stopped"
         return checks
-    checks["broker"] = _check(dispatcher.ping)
-    if checks["broker"] == "ok":
-        from judge.queue.registry import live_workers  # noqa: PLC0415
-
-        try:
-            queues = {w.queue for w in live_workers(dispatcher.redis)}
-            checks["workers"] = "ok" if "cpu" in queues else "no live worker takes the cpu queue"
-        except Exception as exc:  # noqa: BLE001
-            checks["workers"] = f"{type(exc).__name__}: {exc}"
-    else:
-        checks["workers"] = "unknown: the broker is not reachable"
+    checks["broker"] = _check("broker", dispatcher.ping)
+    checks["workers"] = _workers(service) if checks["broker"] == "ok" else "unknown: the broker is not reachable"
     checks["submissions"] = (
         _stranded(service)
         if checks["database"] == "ok" and checks["broker"] == "ok"
@@ -49,28 +61,60 @@ def health_of(service: Any) -> dict[str, str]:
     return checks
 
 
+def live_of(service: Any) -> dict[str, str]:
+    """Whether this process can serve pages and take submissions: its database answers (a submission is stored
+    before it is answered; with the broker away it is still taken, and sent later), and in-process, its judging
+    threads run. The broker, the workers and stranded work are the operator's (health_of), not the proxy's."""
+    checks = {"database": _check("database", service.store.ping)}
+    if service.local and not service.dispatcher.alive():
+        checks["workers"] = "the in-process judging threads have stopped"
+    return checks
+
+
 def _stranded(service: Any) -> str:
-    """ok, or the submissions nothing is working on (queued with nothing taking them, held by a dead worker)."""
+    """ok, or the submissions nothing is working on, as the broker confirms (judge.queue.reaper.stranded)."""
     from judge.queue.reaper import stranded  # noqa: PLC0415 - scale-out only
 
     try:
-        lost = stranded(service.store, service.dispatcher.redis)
+        lost = stranded(service.store, service.dispatcher.broker, service.dispatcher.redis)
     except Exception as exc:  # noqa: BLE001 - health names what failed, it never fails itself
-        return f"unknown: {type(exc).__name__}: {exc}"[:300]
+        FAULTS.error("submissions", f"{type(exc).__name__}: {exc}"[:300])
+        return "unknown: the store or the broker did not answer"
     return "ok" if not lost.ids() else f"stranded: {lost.describe()}"[:1000]
 
 
-@router.get(
-    "/api/health",
-    description="Each part (database, broker, workers, and on a queue: submissions, which names any that nothing is "
-    "working on) is `ok` or says why not: 200 when all are ok, else 503.",
-    responses={503: {"description": "Some part is not ok (named in the body)"}},
-)
-async def health(request: Request) -> JSONResponse:
-    checks = await to_thread.run_sync(health_of, request.app.state.service)
+def _answer(checks: dict[str, str]) -> JSONResponse:
     failing = [name for name, state in checks.items() if state != "ok"]
     body = {"status": "ok" if not failing else "failing: " + ", ".join(failing), **checks}
     return JSONResponse(body, status_code=200 if not failing else 503)
+
+
+def _route(path: str, checks: Callable[[Any], dict[str, str]], description: str, failing: str) -> None:
+    async def answer(request: Request) -> JSONResponse:
+        return _answer(await to_thread.run_sync(checks, request.app.state.service))
+
+    answer.__name__ = checks.__name__.removesuffix("_of")
+    router.add_api_route(
+        path, answer, methods=["GET"], description=description, responses={503: {"description": failing}}
+    )
+
+
+_route(
+    "/api/health",
+    health_of,
+    "The operator's full picture: each part (database, broker, workers, and on a queue: submissions, which names "
+    "any that nothing is working on, as the broker confirms) is `ok` or says why not: 200 when all are ok, else "
+    "503. For a proxy's health check use /api/health/live.",
+    "Some part is not ok (named in the body)",
+)
+_route(
+    "/api/health/live",
+    live_of,
+    "What a proxy's health check follows: 200 while this web process can serve pages and take submissions (its "
+    "database answers), else 503. The broker, the workers and stranded work do not count here: a submission taken "
+    "while they are away is stored and judged later, and every web process would fail together.",
+    "This process cannot take submissions now (named in the body)",
+)
 
 
 class ServiceCollector:

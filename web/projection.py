@@ -10,15 +10,22 @@ from judge.report.models import Report
 from web.schemas import HistoryEntry, SubmissionOut
 
 
+def _listed(sub: Submission) -> dict[str, Any]:
+    """What every view of a submission shows of it."""
+    return {
+        "id": sub.id,
+        "problem_id": sub.problem_id,
+        "mode": sub.mode,
+        "status": sub.status,
+        "created_at": sub.created_at,
+        "finished_at": sub.finished_at,
+    }
+
+
 def submission_out(sub: Submission, lang: Lang) -> SubmissionOut:
     report = Report.model_validate_json(sub.report) if sub.report else None
     return SubmissionOut(
-        id=sub.id,
-        problem_id=sub.problem_id,
-        mode=sub.mode,
-        status=sub.status,
-        created_at=sub.created_at,
-        finished_at=sub.finished_at,
+        **_listed(sub),
         code=sub.code,
         report=report.public(lang) if report else None,
         error_line=report.error_line if report else None,
@@ -28,12 +35,7 @@ def submission_out(sub: Submission, lang: Lang) -> SubmissionOut:
 def history_entry(sub: Submission) -> HistoryEntry:
     report = Report.model_validate_json(sub.report) if sub.report else None
     return HistoryEntry(
-        id=sub.id,
-        problem_id=sub.problem_id,
-        mode=sub.mode,
-        status=sub.status,
-        created_at=sub.created_at,
-        finished_at=sub.finished_at,
+        **_listed(sub),
         verdict=report.verdict.value if report else None,
         passed=report.passed if report else None,
         total=report.total if report else None,

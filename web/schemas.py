@@ -67,25 +67,24 @@ class Accepted(BaseModel):
     status: QueueStatus
 
 
-class SubmissionOut(BaseModel):
+class Listed(BaseModel):
+    """What every view of a submission shows of it."""
+
     id: str
     problem_id: str
     mode: Mode
     status: QueueStatus
     created_at: datetime
     finished_at: datetime | None
+
+
+class SubmissionOut(Listed):
     report: PublicReport | None = Field(description="The public report in the asked language; null until done.")
     code: str
     error_line: int | None = Field(None, description="Line of the learner's file an import error points at.")
 
 
-class HistoryEntry(BaseModel):
-    id: str
-    problem_id: str
-    mode: Mode
-    status: QueueStatus
-    created_at: datetime
-    finished_at: datetime | None
+class HistoryEntry(Listed):
     verdict: str | None
     passed: int | None
     total: int | None

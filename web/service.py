@@ -11,7 +11,7 @@ from judge.errors import JudgeError
 from judge.problem.folders import Problem
 from judge.queue import progress
 from judge.queue.judging import judge_submission
-from judge.queue.store import Limits, SqlStore, Store, Submission, now
+from judge.queue.store import Limits, SqlStore, Store, Submission
 from judge.queue.tally import LocalTally, Tally
 from judge.report.catalog import say
 from judge.report.models import Mode
@@ -122,17 +122,7 @@ class WebService:
         if size > limit:
             raise TooLarge(say("web.too_large", size=size, id=problem.id, limit=limit))
         check_source(code, limit)
-        submission = Submission(
-            id=secrets.token_urlsafe(18),
-            learner=learner,
-            problem_id=problem.id,
-            mode=mode,
-            code=code,
-            status="queued",
-            created_at=now(),
-            file_name=file_name,
-            address=address,
-        )
+        submission = Submission.queued(learner, problem.id, mode, code, file_name=file_name, address=address)
         admission = self.store.admit(submission, self.limits())  # stored before anyone may judge it
         if admission.refused == "queue":
             raise Busy(say("web.queue_full"))

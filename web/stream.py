@@ -36,7 +36,9 @@ def last_event_id(request: Request) -> int:
     "/submissions/{submission_id}/events",
     responses={404: {"model": ErrorOut}},
     response_class=EventSourceResponse,
-    description="Server-sent events: `queued` (position), `running`, `collected` (total), `case_started` (the "
+    description="Server-sent events: `queued` (position), `restarted` (after `queued`, when a judgement that had "
+    "begun starts again from the beginning, its worker having died: drop the cases seen so far), `running`, "
+    "`collected` (total), `case_started` (the "
     "public case now running, by name; once, with no name, when hidden cases begin), `case` (one per "
     "finished case), `done` (the final submission with its report) or `cancelled`, then the stream closes. "
     "Reconnect with Last-Event-ID to get only what came after.",

@@ -1,1 +1,1 @@
-"""Instructor batch grading: a class's submissions in; grades, feedback, similarity and a class report out."""
+"""Instructor batch grading (class in; grades, feedback, similarity, reports out); imports service, queue and below."""

@@ -51,3 +51,17 @@ def matching_note(column: str) -> str:
         'else it offers to create a new one; give --lms-column "Name (id)" (as in Canvas\'s gradebook export) or '
         "--gradebook FILE (that export) to fill your assignment's column"
     )
+
+
+def gradebook_students(gradebook: Path) -> dict[str, list[str]]:
+    """A Canvas user id -> [Student, SIS User ID, SIS Login ID, Section] as the gradebook export writes them, so that
+    canvas.csv names each student as Canvas does ("Alvarez, Maria"), not as the download's file names do."""
+    text = gradebook.read_text(encoding="utf-8-sig")
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    out: dict[str, list[str]] = {}
+    for row in rows:
+        cells = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
+        user = cells.get("id", "")
+        if user.isdigit():  # the "Points Possible" and muted rows carry no user id
+            out[user] = [cells.get(c, "") for c in ("student", "sis user id", "sis login id", "section")]
+    return out

@@ -20,7 +20,12 @@ or folder name without its extension; duplicate ids are kept as id~2, id~3 and r
 Canvas, Moodle, Gradescope and Blackboard downloads are recognised by their names: the student column
 then holds the LMS's id, name the student's name; the latest attempt is judged (--attempt first or best to
 choose otherwise; best judges each), the others listed.
-Files that are neither .py nor a zip are listed in skipped.csv.
+A .ipynb notebook is judged from its code cells in order (IPython magics and shell lines left out).
+Files that are neither .py, .ipynb nor a zip are listed in skipped.csv.
+
+Times without a zone (--deadline, --worksheet, --submitted-at, --extensions) are read in --timezone, else in
+the deadline's offset (a worksheet's), else in this machine's zone; the run says which. --extensions and
+--adjustments are kept in DIR for --only and later runs.
 
 Outputs in DIR: grades.csv and grades.xlsx, reports.jsonl (full reports, hidden cases included),
 feedback/<student>.md, gradescope/<student>/results.json, junit.xml, similarity.csv, skipped.csv,
@@ -49,12 +54,23 @@ def _positive(text: str) -> int:
 
 
 def _deadline(text: str) -> datetime:
-    from judge.batch.policy import parse_deadline  # noqa: PLC0415
+    """An ISO 8601 time, with the zone it carries or none (read in the course's zone: judge.batch.zones)."""
+    from judge.batch.zones import parse_moment  # noqa: PLC0415
 
     try:
-        return parse_deadline(text)
+        return parse_moment(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not an ISO 8601 time: {text!r} (e.g. 2026-03-01T23:59+08:00)") from None
+
+
+def _zone(text: str) -> str:
+    from judge.batch.zones import zone_of  # noqa: PLC0415
+
+    try:
+        zone_of(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def _percent(text: str) -> float:
@@ -72,38 +88,64 @@ def _points(text: str) -> float:
 
 
 def grade_options(args: argparse.Namespace) -> GradeOptions:
-    """The output-shaping options this command line gives (those it leaves out come from DIR's earlier run)."""
-    from judge.batch.lateness import read_times, worksheet_language  # noqa: PLC0415
-    from judge.batch.policy import GradeOptions  # noqa: PLC0415
+    """The output-shaping options this command line gives (those it leaves out come from DIR's earlier run).
 
-    given = {
+    Times without a zone (the deadline, a worksheet's, a times file's, an extension's) are read in the course's zone:
+    --timezone, else the deadline's offset, else this machine's (judge.batch.zones); the run says which, once."""
+    from judge.batch.lateness import read_times, worksheet_language  # noqa: PLC0415
+    from judge.batch.overrides import read_adjustments, read_extensions  # noqa: PLC0415
+    from judge.batch.policy import GradeOptions  # noqa: PLC0415
+    from judge.batch.zones import choose_zone, in_zone  # noqa: PLC0415
+
+    deadline: datetime | None = args.deadline
+    given: dict[str, Any] = {
         "points": args.points,
-        "deadline": args.deadline,
         "late_penalty": args.late_penalty,
         "lms": args.lms or None,
         "lms_column": args.lms_column,
         "late_from_mtime": True if getattr(args, "late_from_mtime", False) else None,
         "attempt": getattr(args, "attempt", None),
     }
+    times = None
     for option, source in (("submitted_at", "submitted-at"), ("worksheet", "worksheet")):
         path = getattr(args, option, None)
         if path:  # the times the instructor gives win over the download's own
-            given["submitted_at"], given["submitted_source"] = read_times(Path(path)), source
+            times = read_times(Path(path), source)
+    extensions = read_extensions(Path(args.extensions)) if getattr(args, "extensions", None) else {}
+    zoneless = [f"--{times.source}"] if times is not None and times.zoneless else []
+    zoneless += ["--deadline"] if deadline is not None and deadline.tzinfo is None else []
+    zoneless += ["--extensions"] if any(when.tzinfo is None for when in extensions.values()) else []
+    course = choose_zone(getattr(args, "timezone", None), deadline, zoneless)
+    if getattr(args, "timezone", None) or zoneless or deadline is not None or times is not None or extensions:
+        given["timezone"] = course.name
+    if deadline is not None:
+        given["deadline"] = in_zone(deadline, course.tz)
+    if times is not None:
+        times.read_in(course.tz)
+        given["times_file"], given["submitted_source"] = times, times.source
+    if extensions:
+        given["extensions"] = {student: in_zone(when, course.tz) for student, when in extensions.items()}
+    if getattr(args, "adjustments", None):
+        given["adjustments"] = read_adjustments(Path(args.adjustments))
     if getattr(args, "worksheet", None):
         given["course_lang"] = worksheet_language(Path(args.worksheet))
-    return GradeOptions(**{k: v for k, v in given.items() if v is not None})
+    options = GradeOptions(**{k: v for k, v in given.items() if v is not None})
+    options.notes = [course.note] if course.note else []
+    return options
 
 
-def _options(args: argparse.Namespace, settings: Settings) -> GradeOptions:
+def command_options(args: argparse.Namespace, settings: Settings) -> GradeOptions:
     """grade_options, with canvas.csv's column taken from a Canvas gradebook export when one is given."""
     options = grade_options(args)
-    if getattr(args, "gradebook", None) and not args.lms_column:
-        from judge.batch.canvas_column import column_from_gradebook  # noqa: PLC0415
+    if getattr(args, "gradebook", None):
+        from judge.batch.canvas_column import column_from_gradebook, gradebook_students  # noqa: PLC0415
         from judge.problem.folders import ProblemSet  # noqa: PLC0415
 
-        problem = ProblemSet(settings.problems_dir).get(args.problem)
-        titles = [problem.meta.title.zh, problem.meta.title.en]
-        options.lms_column = column_from_gradebook(Path(args.gradebook), problem.id, titles)
+        options.gradebook_names = gradebook_students(Path(args.gradebook))
+        if not args.lms_column:
+            problem = ProblemSet(settings.problems_dir).get(args.problem)
+            titles = [problem.meta.title.zh, problem.meta.title.en]
+            options.lms_column = column_from_gradebook(Path(args.gradebook), problem.id, titles)
         if "canvas" not in options.lms:
             options.lms = [*options.lms, "canvas"]
     return options
@@ -115,6 +157,15 @@ def _grade(args: argparse.Namespace, settings: Settings) -> int:
     require("grade", "judge grade")
     from judge.batch.grade import grade_class  # noqa: PLC0415
 
+    run = {
+        "jobs": args.jobs,
+        "force": args.force,
+        "lang": args.lang,
+        "options": command_options(args, settings),
+        "only": args.only,
+        "replace": args.replace,
+    }
+    where = (args.problem, Path(args.submissions), Path(args.out), settings)
     if args.queue:  # the same judgements, sent to `judge worker`s (judge/queue imported lazily, like `judge serve`)
         require("scale", "judge grade --queue")
         from judge.queue.grading import queue_judge  # noqa: PLC0415
@@ -124,31 +175,8 @@ def _grade(args: argparse.Namespace, settings: Settings) -> int:
             print("judge grade --queue: set PRACTICE_QUEUE_URL (e.g. redis://host:6379/0) and PRACTICE_DATABASE_URL")
             return 2
         with judge:
-            return grade_class(
-                args.problem,
-                Path(args.submissions),
-                Path(args.out),
-                settings,
-                jobs=args.jobs,
-                force=args.force,
-                lang=args.lang,
-                judge=judge,
-                options=_options(args, settings),
-                only=args.only,
-                replace=args.replace,
-            )
-    return grade_class(
-        args.problem,
-        Path(args.submissions),
-        Path(args.out),
-        settings,
-        jobs=args.jobs,
-        force=args.force,
-        lang=args.lang,
-        options=_options(args, settings),
-        only=args.only,
-        replace=args.replace,
-    )
+            return grade_class(*where, judge=judge, **run)
+    return grade_class(*where, **run)
 
 
 def _gradescope(args: argparse.Namespace, settings: Settings) -> int:
@@ -188,7 +216,17 @@ def register(sub: Any) -> None:
         help="language of the students' feedback (default: PRACTICE_LANG, else zh)",
     )
     grade.add_argument("--points", type=_points, help="scale scores to N points (default 100)")
-    grade.add_argument("--deadline", type=_deadline, help="ISO 8601 time; later submissions are late (no zone: UTC)")
+    grade.add_argument(
+        "--deadline", type=_deadline, help="ISO 8601 time; later submissions are late (no zone: --timezone's)"
+    )
+    grade.add_argument(
+        "--timezone",
+        type=_zone,
+        metavar="ZONE",
+        help="the course's IANA zone (Asia/Shanghai): times without a zone in --deadline, --worksheet, "
+        "--submitted-at and --extensions are read in it, and every time is shown in it (default: the deadline's "
+        "offset for a worksheet's times, else this machine's zone; the run says which)",
+    )
     grade.add_argument("--late-penalty", type=_percent, metavar="PCT", help="percent of the points off per day late")
     grade.add_argument(
         "--lms", action="append", choices=["canvas", "moodle"], help="also write canvas.csv / moodle.csv (repeatable)"
@@ -202,7 +240,20 @@ def register(sub: Any) -> None:
     grade.add_argument(
         "--submitted-at",
         metavar="FILE",
-        help="a CSV of student id and submission time (Canvas's gradebook or API export): the times lateness uses",
+        help="the times lateness uses: Canvas's submissions from its API (user_id, submitted_at; CSV or JSON, as "
+        "canvasapi and pandas write them), a Canvas CSV with Student ID or SIS User ID, or any CSV of student id "
+        "and time. Canvas's gradebook export has no times",
+    )
+    grade.add_argument(
+        "--extensions",
+        metavar="FILE",
+        help="a CSV of student,deadline (ISO 8601; no zone: --timezone's): that student's lateness counts from it",
+    )
+    grade.add_argument(
+        "--adjustments",
+        metavar="FILE",
+        help="a CSV of student,points,reason: signed points added after the late penalty, kept within [0, --points]; "
+        "the reason is shown to the student",
     )
     grade.add_argument(
         "--worksheet", metavar="FILE", help="Moodle's grading worksheet: its 'Last modified (submission)' times"

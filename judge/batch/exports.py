@@ -5,13 +5,13 @@ from __future__ import annotations
 import io
 import json
 import xml.etree.ElementTree as ET
-from datetime import datetime
+from datetime import datetime, tzinfo
 from typing import Any
 
-from judge.batch.feedback import lms_comment
+from judge.batch.checks import column
+from judge.batch.feedback import grade_notes, lms_comment, scrubbed
 from judge.batch.rows import ALL_COLUMNS, NO_OPERATORS_NOTE, REJECTED, UNCHANGED_NOTE, Row
 from judge.batch.spreadsheet import csv_bytes, formula_like
-from judge.report.catalog import say
 from judge.report.i18n import Lang
 from judge.report.models import Outcome
 from judge.report.textsafe import valid
@@ -19,16 +19,30 @@ from judge.report.textsafe import valid
 JUNIT_STATUS = {Outcome.failed: "failure", Outcome.error: "error", Outcome.skipped: "skipped"}
 
 
-def grades_csv(rows: list[Row], lang: Lang) -> bytes:
+def grades_header(rows: list[Row]) -> list[str]:
+    """grades.csv's columns: ALL_COLUMNS, then a points column for each check group, in the order the exercise's
+    cases run (a row that was not judged has 0 in each)."""
+    names = dict.fromkeys(name for row in rows for name in row.checks)
+    return ALL_COLUMNS + [column(name) for name in names]
+
+
+def _cells(row: Row, header: list[str], lang: Lang, zone: tzinfo | None) -> list[str]:
+    record = row.csv_record(lang, zone)
+    return [record.get(name, "0.00" if name.startswith("points:") else "") for name in header]
+
+
+def grades_csv(rows: list[Row], lang: Lang, zone: tzinfo | None = None) -> bytes:
     """UTF-8 without a byte-order mark, as before (tools read it); grades.xlsx is the one for spreadsheets. Every
-    cell is safe to open (judge.batch.spreadsheet): a name or file name starting with `=` is not a formula."""
-    return csv_bytes(ALL_COLUMNS, ([row.csv_record(lang)[name] for name in ALL_COLUMNS] for row in rows))
+    cell is safe to open (judge.batch.spreadsheet): a name or file name starting with `=` is not a formula. Times
+    are shown in `zone`, the course's."""
+    header = grades_header(rows)
+    return csv_bytes(header, (_cells(row, header, lang, zone) for row in rows))
 
 
-NUMERIC = {"score", "passed", "total", "duration_s", "points", "max_points"}
+NUMERIC = {"score", "passed", "total", "duration_s", "points", "max_points", "late_penalty", "adjustment"}
 
 
-def grades_xlsx(rows: list[Row], lang: Lang) -> bytes:
+def grades_xlsx(rows: list[Row], lang: Lang, zone: tzinfo | None = None) -> bytes:
     """The grades.csv table as a workbook: Excel opens its Chinese notes as written (it guesses a CSV's encoding)."""
     from openpyxl import Workbook  # noqa: PLC0415 - only when writing
     from openpyxl.worksheet.worksheet import Worksheet  # noqa: PLC0415
@@ -37,10 +51,10 @@ def grades_xlsx(rows: list[Row], lang: Lang) -> bytes:
     sheet = book.active
     assert isinstance(sheet, Worksheet)  # a new workbook's one sheet
     sheet.title = "grades"
-    sheet.append(ALL_COLUMNS)
+    header = grades_header(rows)
+    sheet.append(header)
     for row in rows:
-        record = row.csv_record(lang)
-        sheet.append([_cell(name, _xml(record[name])) for name in ALL_COLUMNS])
+        sheet.append([_cell(name, _xml(value)) for name, value in zip(header, _cells(row, header, lang, zone))])
         for cell in sheet[sheet.max_row]:
             # openpyxl writes text starting with "=" as a formula: text the student chose stays a string cell
             if isinstance(cell.value, str) and formula_like(cell.value):
@@ -53,7 +67,7 @@ def grades_xlsx(rows: list[Row], lang: Lang) -> bytes:
 
 
 def _cell(name: str, value: str) -> str | float:
-    if name in NUMERIC and value:
+    if (name in NUMERIC or name.startswith("points:")) and value:
         try:
             return float(value)
         except ValueError:
@@ -65,14 +79,19 @@ def skipped_csv(skipped: list[tuple[str, str]]) -> bytes:
     return csv_bytes(["path", "reason"], skipped)
 
 
-def canvas_csv(rows: list[Row], column: str) -> bytes:
+def canvas_csv(rows: list[Row], column: str, gradebook: dict[str, list[str]] | None = None) -> bytes:
     """Canvas's gradebook import: Student, ID (the Canvas user id), SIS User ID, SIS Login ID, Section, then the
-    assignment's column holding points; a "Points Possible" row says the total. Only Canvas students are listed."""
+    assignment's column holding points (after the late penalty and the instructor's adjustment); a "Points Possible"
+    row says the total. Only Canvas students are listed. gradebook: a Canvas user id -> its Student, SIS User ID,
+    SIS Login ID and Section as the instructor's gradebook export writes them (--gradebook): the students are named
+    as Canvas names them ("Alvarez, Maria"), not as the download's file names do (alvarezmaria)."""
+    gradebook = gradebook or {}
     possible = next((r.max_points for r in rows), 0.0)
     body = [["    Points Possible", "", "", "", "", f"{possible:g}"]]
-    body += [
-        [row.name or row.student, row.student, "", "", "", f"{row.points:g}"] for row in rows if row.layout == "canvas"
-    ]
+    for row in rows:
+        if row.layout == "canvas":
+            student, sis, login, section = gradebook.get(row.student) or [row.name or row.student, "", "", ""]
+            body.append([student, row.student, sis, login, section, f"{row.points:g}"])
     # Canvas reads UTF-8; the mark keeps Excel from garbling names
     return csv_bytes(["Student", "ID", "SIS User ID", "SIS Login ID", "Section", column], body, "utf-8-sig")
 
@@ -86,21 +105,25 @@ _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augu
            "November", "December")  # fmt: skip
 
 
-def moodle_csv(rows: list[Row], lang: Lang) -> bytes:
+def moodle_csv(rows: list[Row], lang: Lang, zone: tzinfo | None = None) -> bytes:
     """Moodle's offline grading worksheet (assignment > "Upload grading worksheet"), with the columns and order of
     the worksheet Moodle exports. Its import (assignfeedback_offline) needs "Identifier" ("Participant <id>" from
     the download's folder names), "Grade" (the points after penalties) and "Last modified (grade)", which holds "-"
     as Moodle's export does for a grade not yet given (no time: Moodle imports the grade without checking that it
     was changed in Moodle since). "Last modified (submission)" is when the student handed it in, where known;
     "Feedback comments" holds the summary. UTF-8 without a byte-order mark: Moodle matches the first column's name
-    exactly. Only Moodle students are listed."""
+    exactly. Only Moodle students are listed. Times are written in `zone`, the course's, as Moodle wrote them."""
     body = [
         [f"Participant {row.student}", row.name, "", "Submitted for grading", f"{row.points:.2f}",
-         f"{row.max_points:.2f}", "Yes", _moodle_time(row.submitted), "-", _comment(row, lang)]
+         f"{row.max_points:.2f}", "Yes", _moodle_time(_in(row.submitted, zone)), "-", _comment(row, lang, zone)]
         for row in rows
         if row.layout == "moodle"
     ]  # fmt: skip
     return csv_bytes(MOODLE_COLUMNS, body)
+
+
+def _in(when: datetime | None, zone: tzinfo | None) -> datetime | None:
+    return when.astimezone(zone) if when is not None and zone is not None else when
 
 
 def _moodle_time(when: datetime | None) -> str:
@@ -114,15 +137,15 @@ def _moodle_time(when: datetime | None) -> str:
     )
 
 
-def _comment(row: Row, lang: Lang) -> str:
+def _comment(row: Row, lang: Lang, zone: tzinfo | None = None) -> str:
     """What the student reads in Moodle: the short form of their feedback file (judge.batch.feedback)."""
-    return lms_comment(row, lang)
+    return lms_comment(row, lang, zone=zone)
 
 
-def canvas_comments_csv(rows: list[Row], lang: Lang) -> bytes:
+def canvas_comments_csv(rows: list[Row], lang: Lang, zone: tzinfo | None = None) -> bytes:
     """Canvas's gradebook import takes points only, not comments: each Canvas student's comment (the short form of
     their feedback) by user id, for Canvas's submission-comments API or a bulk tool."""
-    body = [[row.student, row.name, lms_comment(row, lang)] for row in rows if row.layout == "canvas"]
+    body = [[row.student, row.name, lms_comment(row, lang, zone=zone)] for row in rows if row.layout == "canvas"]
     return csv_bytes(["ID", "Student", "Comment"], body, "utf-8-sig")
 
 
@@ -141,9 +164,11 @@ def gradescope_results(row: Row, lang: Lang) -> dict[str, Any]:
     """Gradescope's results.json for one student, from what the student may see (hidden cases as 'hidden N').
 
     Each test's max_score is its weight's share of the row's max points; the top-level score (which Gradescope
-    takes over the tests' sum) is the row's points after any late penalty."""
+    takes over the tests' sum) is the row's points after any late penalty and the instructor's adjustment."""
+    said = grade_notes(row, lang)
     if row.report is None:
-        return {"score": 0, "output": f"{row.verdict}: {row.reason.get(lang)}", "tests": []}
+        output = "; ".join([f"{row.verdict}: {scrubbed(row.reason.get(lang))}", *said])
+        return {"score": row.points, "output": output, "tests": []}
     public = row.report.public(lang)
     weights = [case.weight for case in row.report.cases]
     total = sum(weights) or 1.0
@@ -155,15 +180,14 @@ def gradescope_results(row: Row, lang: Lang) -> dict[str, Any]:
             "score": round(weight * unit, 4) if case.outcome == Outcome.passed and row.score > 0 else 0,
             "max_score": round(weight * unit, 4),
             "visibility": "visible",
-            "output": "\n".join(t for t in (case.message, case.hint) if t),
+            "output": scrubbed("\n".join(t for t in (case.message, case.hint) if t)),
         }
         for case, weight in zip(public.cases, weights)
     ]
     notes = [n for n in row.notes if n in (UNCHANGED_NOTE, NO_OPERATORS_NOTE)]
-    late = [say("gradescope.late", days=row.days_late).get(lang)] if row.late else []
     return {
         "score": row.points if row.max_points else public.passed,
-        "output": "; ".join([f"{public.verdict.value}: {public.message}", *notes, *late]),
+        "output": "; ".join([f"{public.verdict.value}: {scrubbed(public.message)}", *notes, *said]),
         "tests": tests,
         "execution_time": round(row.duration_s, 3),
     }

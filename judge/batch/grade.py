@@ -7,8 +7,9 @@ import os
 import sys
 from collections import Counter
 from collections.abc import Callable
+from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any, NamedTuple, TextIO
 
 from judge import exits
 from judge.batch import state
@@ -16,8 +17,9 @@ from judge.batch.cache import ReportCache, shared_folder
 from judge.batch.canvas_column import matching_note
 from judge.batch.exercise import Exercise
 from judge.batch.inputs import MAX_FILE, Entry, choose_best, scan
-from judge.batch.lateness import apply_times, check_file_times
+from judge.batch.lateness import TimesFile, apply_times, check_file_times
 from judge.batch.outputs import write_outputs
+from judge.batch.overrides import unmatched
 from judge.batch.policy import GradeOptions
 from judge.batch.policy import apply as apply_policy
 from judge.batch.progress import progress_for
@@ -32,36 +34,34 @@ EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_INTERRUPTED = exits.OK, exits.NOT_ACCEP
 CACHE = Path(".cache") / "reports"
 
 
-def grade_class(
-    problem_id: str,
-    submissions: Path,
-    out: Path,
-    settings: Settings,
-    jobs: int,
-    force: bool = False,
-    lang: str | None = None,
-    stream: TextIO | None = None,
-    on_row: Callable[[Row], None] | None = None,
-    judge: Any = None,
-    options: GradeOptions | None = None,
-    only: str | None = None,
-    replace: bool = False,
-) -> int:
+@dataclass(frozen=True)
+class ClassRun:
+    """How one `judge grade` run goes, besides what it grades: grade_class's keyword arguments."""
+
+    jobs: int = 1  # judgements at once
+    force: bool = False  # judge again what the cache holds
+    lang: str | None = None  # --lang; else the course's, else the handbook's
+    stream: TextIO | None = None  # where notes and the summary go (stderr)
+    on_row: Callable[[Row], None] | None = None  # called as each row is ready (tests raise KeyboardInterrupt from it)
+    judge: Any = None  # a warm Judge to share (tests, a server); by default one is started and closed here
+    options: GradeOptions | None = None  # points, deadline, late penalty, LMS exports; the rest from DIR's last run
+    only: str | None = None  # regrade this student alone (an id of the student column)
+    replace: bool = False  # DIR may hold another problem's results, moved aside into DIR/previous-<time>/
+
+
+def grade_class(problem_id: str, submissions: Path, out: Path, settings: Settings, **how: Any) -> int:
     """Grade a class and write its outputs, merged by student id into what DIR holds; the exit status.
 
-    judge: a warm Judge to share (tests, a server); by default one is started and closed here.
-    on_row(row): called as each row is ready (tests raise KeyboardInterrupt from it).
-    options: points, deadline, late penalty, LMS exports; what a run leaves unsaid comes from DIR's earlier run.
-    only: regrade this student alone (an id of the student column). replace: DIR may hold another problem's
-    results, which are moved aside into DIR/previous-<time>/."""
-    if judge is None:
+    how: the keyword arguments of a ClassRun (jobs, force, lang, stream, on_row, judge, options, only, replace)."""
+    run = ClassRun(**how)
+    if run.judge is None:
         from judge.service import Judge  # noqa: PLC0415 - keeps `judge --help` instant
 
         with Judge(settings) as own:
-            return grade_class(
-                problem_id, submissions, out, settings, jobs, force, lang, stream, on_row, own, options, only, replace
-            )
-    stream = stream or sys.stderr
+            return grade_class(problem_id, submissions, out, settings, **{**asdict_shallow(run), "judge": own})
+    jobs, force, lang, on_row, judge, only = run.jobs, run.force, run.lang, run.on_row, run.judge, run.only
+    options, replace = run.options, run.replace
+    stream = run.stream or sys.stderr
     problem = judge.problem(problem_id)
     earlier_problem = state.previous_problem(out)
     if earlier_problem is not None and earlier_problem != problem.id:
@@ -114,6 +114,12 @@ def grade_class(
     if "canvas" in options.lms and not options.lms_column:
         title = problem.meta.title.en if language == "en" else problem.meta.title.zh
         print(f"note: {matching_note(title)}", file=stream)
+    for note in options.notes:  # the zone the run reads zone-less times in, and why: said once
+        print(f"note: {note}", file=stream)
+    refused = _match_instructor_files(options, found.entries, earlier.rows if earlier else [], stream)
+    if refused:
+        print(f"error: {refused}", file=stream)
+        return EXIT_USAGE
     if options.submitted_at:
         apply_times(found.entries, options.submitted_at, options.submitted_source or "submitted-at")
     refusal, warning = check_file_times(found.entries, options.deadline, options.late_from_mtime)
@@ -140,13 +146,42 @@ def grade_class(
     apply_policy(rows, options)
     write_outputs(out, rows, _sources(found.entries), problem, language, options, found.skipped)
     state.save(out, problem.id, options, rows)
-    _summary(rows, entries, out, interrupted, stream, kept=kept, skipped=len(found.skipped), options=options)
+    _summary(rows, entries, out, stream, _Tally(interrupted, kept, len(found.skipped)), options)
     if interrupted:
         return EXIT_INTERRUPTED
     return EXIT_INTERNAL if any(r.verdict == "internal_error" for r in rows) else EXIT_OK
 
 
 LANGUAGE_NAMES = {"zh": "Chinese", "en": "English"}
+
+
+def asdict_shallow(run: ClassRun) -> dict[str, Any]:
+    """A ClassRun's fields as keyword arguments again (dataclasses.asdict would copy the judge and the options)."""
+    return {f.name: getattr(run, f.name) for f in fields(run)}
+
+
+def _match_instructor_files(options: GradeOptions, entries: list[Entry], earlier: list[Row], stream: TextIO) -> str:
+    """Match what the instructor's files name to the download's students: the times file's rows ("N of M rows matched
+    students of the download", into options.submitted_at), the extensions' and adjustments' students; the error that
+    refuses the run, or ""."""
+    students = {e.student for e in entries} | {r.student for r in earlier}
+    # other ids of a student: Gradescope's SID (its rows are named by submission), the gradebook's SIS User ID
+    aliases = {alias: e.student for e in entries for alias in e.aliases}
+    aliases |= {names[1]: user for user, names in options.gradebook_names.items() if names[1]}
+    options.extensions = {aliases.get(k, k): v for k, v in options.extensions.items()}
+    options.adjustments = {aliases.get(k, k): v for k, v in options.adjustments.items()}
+    times: TimesFile | None = options.times_file
+    if times is not None:
+        matched = times.match(students, aliases)
+        if not matched.times:
+            return times.no_match(students)
+        print(f"note: {times.summary(matched)}", file=stream)
+        options.submitted_at = matched.times
+    for option, named in (("extensions", options.extensions), ("adjustments", options.adjustments)):
+        refusal = unmatched(option, students, list(named))
+        if refusal:
+            return refusal
+    return ""
 
 
 def _best_attempts(grader: BatchGrader, entries: list[Entry], stream: TextIO) -> list[Entry]:
@@ -182,16 +217,16 @@ def _sources(entries: list[Entry]) -> dict[str, str]:
     return out
 
 
+class _Tally(NamedTuple):
+    interrupted: bool  # Ctrl-C stopped the run: the outputs hold what was graded
+    kept: int  # students of an earlier run kept as they were
+    skipped: int  # files that are no student's submission (skipped.csv)
+
+
 def _summary(
-    rows: list[Row],
-    entries: list[Entry],
-    out: Path,
-    interrupted: bool,
-    stream: TextIO,
-    kept: int = 0,
-    skipped: int = 0,
-    options: GradeOptions | None = None,
+    rows: list[Row], entries: list[Entry], out: Path, stream: TextIO, tally: _Tally, options: GradeOptions | None
 ) -> None:
+    interrupted, kept, skipped = tally
     counts = Counter(r.verdict for r in rows)
     graded = len(rows) - kept
     now = Counter(r.verdict for r in rows if r.student in _ids(entries))

@@ -13,7 +13,10 @@ from pathlib import Path, PurePosixPath
 from judge.batch import layouts
 from judge.batch.exercise import Exercise
 from judge.batch.layouts import GRADESCOPE, Named
+from judge.batch.notebooks import NotebookError, to_source
 from judge.errors import BadSubmission, JudgeError
+from judge.report.catalog import say
+from judge.report.i18n import Text
 from judge.source import check_source
 
 MAX_FILE = 16 << 20  # read at most this much of one file: larger is a rejected row, never loaded whole
@@ -22,7 +25,11 @@ MAX_TOTAL = 1 << 30  # sum of the zip's declared uncompressed sizes
 MAX_NESTING = 2  # a student's zip inside the class's zip is opened; a zip inside that one too; no deeper
 JUNK = {"__MACOSX", "__pycache__", ".git", ".DS_Store", "Thumbs.db"}
 _UNSAFE = re.compile(r"[^\w.@+~-]", re.UNICODE)
-NOT_A_SUBMISSION = "neither a .py file nor a zip: not a student's submission"
+NOT_A_SUBMISSION = "neither a .py file, a notebook (.ipynb) nor a zip: not a student's submission"
+NOTEBOOK = ".ipynb"
+# Why a member of a student's zip, or a file of their folder, was not judged: the same words in every layout
+# (catalogue: left_out.<key>), naming the member as the download holds it.
+LEFT_OUT_WHY = ("traversal", "other_file", "nested", "unreadable", "too_large")
 
 
 class BadSubmissions(JudgeError):
@@ -46,6 +53,8 @@ class Entry:
     attempts: list[str] = field(default_factory=list)  # the student's other attempts, not judged
     versions: list[Entry] = field(default_factory=list)  # every attempt, oldest first, when there are several
     attempt: str = ""  # the attempt as the download names it (a file, or a folder of one attempt's files)
+    told: list[Text] = field(default_factory=list)  # what the student's feedback says of the file (left out, notebook)
+    aliases: list[str] = field(default_factory=list)  # other ids the LMS knows the student by (Gradescope's sid)
 
 
 @dataclass
@@ -70,6 +79,7 @@ class Node:
     size: int = 0
     mtime: datetime | None = None
     children: dict[str, Node] = field(default_factory=dict)
+    left_out: list[tuple[str, str]] = field(default_factory=list)  # (member, why: LEFT_OUT_WHY) of an archive
 
     @property
     def is_file(self) -> bool:
@@ -110,12 +120,12 @@ def scan(path: Path, exercise: str | Exercise, skip: Path | None = None, attempt
     if not path.exists():
         raise BadSubmissions(f"no such file or folder: {path}")
     root = _zip_tree(path) if path.is_file() else _folder_tree(path)
+    skipped = [Skipped(member, say(f"left_out.{why}").en) for member, why in root.left_out]  # no student's
     if skip is not None and path.is_dir() and skip.resolve().parent == path.resolve():
         root.children.pop(skip.name, None)
     if path.is_file():
         while len(root.children) == 1 and not next(iter(root.children.values())).is_file:
             root = next(iter(root.children.values()))  # a single top-level folder is looked through
-    skipped: list[Skipped] = []
     groups = _group(root, skipped)
     entries = [_entry_of(key, attempts, exercise, attempt) for key, attempts in groups.items()]
     return Discovery(_unique(entries), sorted(skipped, key=lambda s: s.path))
@@ -222,7 +232,7 @@ def _later(kept: Named | None, seen: Named) -> Named:
 
 
 def _judgeable(name: str) -> bool:
-    return name.lower().endswith((".py", ".zip"))
+    return name.lower().endswith((".py", ".zip", NOTEBOOK))
 
 
 ATTEMPT_CHOICES = ("last", "first", "best")  # --attempt: which of a student's attempts is graded
@@ -242,6 +252,8 @@ def _entry_of(key: tuple[str, str], attempts: list[_Attempt], exercise: Exercise
         versions.append(attempt)
     chosen = versions[0] if choice == "first" else versions[-1]
     entry = _one_entry(chosen, exercise)
+    if key[0] == layouts.GRADESCOPE and key[1] != entry.student:  # its SID (or email): what a roster names it by
+        entry.aliases = [key[1]]
     if len(versions) > 1:
         entry.versions = [_one_entry(v, exercise) for v in versions]
         _name_attempts(entry, versions.index(chosen), choice)
@@ -267,9 +279,9 @@ def choose_best(entry: Entry, scores: dict[str, float]) -> Entry:
     best = max(range(len(entry.versions)), key=lambda i: (scores.get(entry.versions[i].origin, 0.0), i))
     chosen = entry.versions[best]
     chosen.student, chosen.versions = entry.student, entry.versions  # the id as made unique (id~2)
+    chosen.aliases = entry.aliases
     chosen.notes = [n for n in entry.notes if " attempts: judged " not in n]
-    if entry.submitted_from not in ("lms", "file", ""):  # a time given for the student (--submitted-at, --worksheet)
-        chosen.submitted, chosen.submitted_from = entry.submitted, entry.submitted_from
+    # each attempt keeps its own time: a times file's (the student's latest hand-in) is on the latest (apply_times)
     _name_attempts(chosen, best, "best")
     return chosen
 
@@ -298,44 +310,74 @@ def _entry(node: Node, exercise: Exercise, origin: str | None = None, depth: int
         entry = _entry(opened, exercise, depth=depth + 1)
         entry.student = student
         return entry
-    notes: list[str] = []
-    chosen = node if node.is_file else _choose(node, exercise, notes, depth)
+    left: list[tuple[str, str]] = []
+    chosen = node if node.is_file else _choose(node, exercise, left, depth)
+    notes = [_left_note(path, why) for path, why in left]
+    told = [say("feedback.left_out", path=path, why=say(f"left_out.{why}")) for path, why in left]
     if isinstance(chosen, str):
-        return Entry(student, origin or node.path, reason=chosen, notes=notes)
+        return Entry(student, origin or node.path, reason=chosen, notes=notes, told=told)
     if chosen.size > MAX_FILE:
         return Entry(student, chosen.path, reason=f"the file is {chosen.size} bytes; far over any source limit")
-    return Entry(student, chosen.path, data=chosen.read() if chosen.read else b"", notes=notes)
+    data = chosen.read() if chosen.read else b""
+    if chosen.name.lower().endswith(NOTEBOOK):
+        return _notebook_entry(student, chosen, data, notes, told)
+    return Entry(student, chosen.path, data=data, notes=notes, told=told)
 
 
-def _choose(folder: Node, exercise: Exercise, notes: list[str], depth: int) -> Node | str:
-    """The file named like the exercise anywhere in the student's folder, else its only .py file, else the only
-    one that defines the exercise's operators; else why none. Zips inside are opened (same limits)."""
-    files = list(_files(folder, depth, notes))
+def _notebook_entry(student: str, chosen: Node, data: bytes, notes: list[str], told: list[Text]) -> Entry:
+    """A notebook's code cells as the file to judge (judge.batch.notebooks), or why it cannot be judged."""
+    try:
+        converted = to_source(data, chosen.name)
+    except NotebookError as exc:
+        return Entry(student, chosen.path, reason=str(exc), notes=notes, told=told)
+    notes = [*notes, f"a notebook: judged its {converted.cells} code cells in order"]
+    told = [*told, say("feedback.notebook", cells=converted.cells)]
+    if converted.dropped:
+        notes.append("IPython lines left out: " + "; ".join(converted.dropped))
+        told.append(say("feedback.notebook_dropped", lines="; ".join(converted.dropped)))
+    return Entry(student, chosen.path, data=converted.source.encode("utf-8"), notes=notes, told=told)
+
+
+def _left_note(path: str, why: str) -> str:
+    """The instructor's note for a file left out: the same words in every layout."""
+    return f"left out {path}: {say(f'left_out.{why}').en}"
+
+
+def _choose(folder: Node, exercise: Exercise, left: list[tuple[str, str]], depth: int) -> Node | str:
+    """The file named like the exercise anywhere in the student's folder (its .py, else a notebook of its name),
+    else its only .py file or notebook, else the only one that defines the exercise's operators; else why none. Zips
+    inside are opened (same limits). left: (path, why) of each file left out, for the notes."""
+    files = list(_files(folder, depth, left))
     solution_file = exercise.solution_file
-    named = [f for f in files if f.name == solution_file]
-    python = [f for f in files if f.name.endswith(".py")]
+    notebook_name = solution_file.rsplit(".", 1)[0] + NOTEBOOK
+    code = [f for f in files if f.name.lower().endswith((".py", NOTEBOOK))]
+    named = [f for f in files if f.name == solution_file] or [f for f in files if f.name == notebook_name]
     if len(named) > 1:
-        return f"several files named {solution_file}: " + ", ".join(f.path for f in named)
-    chosen: Node | None = named[0] if named else python[0] if len(python) == 1 else None
-    if chosen is None and len(python) > 1:
-        defining = [f for f in python if _defines(f, exercise)]
+        return f"several files named {named[0].name}: " + ", ".join(f.path for f in named)
+    chosen: Node | None = named[0] if named else code[0] if len(code) == 1 else None
+    if chosen is None and len(code) > 1:
+        defining = [f for f in code if _defines(f, exercise)]
         chosen = defining[0] if len(defining) == 1 else None
     if chosen is None:
-        if not python:
-            return f"no .py file in the folder (expected {solution_file})"
+        if not code:
+            return f"no .py file or notebook in the folder (expected {solution_file})"
         return (
-            f"several .py files and none named {solution_file}: "
-            + ", ".join(f.path for f in python[:5])
+            f"several .py files or notebooks and none named {solution_file}: "
+            + ", ".join(f.path for f in code[:5])
             + f"; rename the solution {solution_file}"
         )
-    others = [f.path for f in python if f is not chosen]
-    if others:
-        notes.append(f"judged {chosen.path} alone; not judged: {', '.join(others)}")
+    others = [f.path for f in code if f is not chosen]
+    left += [(path, "other_file") for path in others]
     return chosen
 
 
 def _defines(node: Node, exercise: Exercise) -> bool:
     text = _text(node) if node.size <= MAX_FILE else None
+    if text is not None and node.name.lower().endswith(NOTEBOOK):
+        try:
+            text = to_source(text.encode("utf-8"), node.name).source
+        except NotebookError:
+            return False
     return bool(exercise.operators) and text is not None and exercise.defines_operators(text)
 
 
@@ -349,18 +391,25 @@ def _text(node: Node) -> str | None:
         return None
 
 
-def _files(folder: Node, depth: int, notes: list[str]) -> Iterator[Node]:
+def _files(folder: Node, depth: int, left: list[tuple[str, str]]) -> Iterator[Node]:
+    left += folder.left_out
     for child in folder.children.values():
         if not child.is_file:
-            yield from _files(child, depth, notes)
+            yield from _files(child, depth, left)
         elif child.name.lower().endswith(".zip"):
             opened = _open_nested(child, depth)
             if isinstance(opened, str):
-                notes.append(opened)
+                left.append((child.path, _why_not_opened(child, depth)))
             else:
-                yield from _files(opened, depth + 1, notes)
+                yield from _files(opened, depth + 1, left)
         else:
             yield child
+
+
+def _why_not_opened(node: Node, depth: int) -> str:
+    if depth >= MAX_NESTING:
+        return "nested"
+    return "too_large" if node.size > MAX_FILE or node.read is None else "unreadable"
 
 
 def _open_nested(node: Node, depth: int) -> Node | str:
@@ -449,6 +498,8 @@ def _archive_tree(archive: zipfile.ZipFile, label: str, prefix: str = "") -> Nod
     root = Node("", prefix)
     for member in members:
         parts = _safe_parts(member.filename)
+        if parts is None and not member.is_dir() and not _junk(member.filename):
+            root.left_out.append((f"{prefix}/{member.filename}" if prefix else member.filename, "traversal"))
         if parts is None or member.is_dir():
             continue
         folder = root
@@ -469,6 +520,11 @@ def _zip_time(member: zipfile.ZipInfo) -> datetime | None:
         return datetime(*member.date_time, tzinfo=UTC)
     except ValueError:
         return None
+
+
+def _junk(name: str) -> bool:
+    """A member that is metadata of the tool that made the zip (__MACOSX/, .DS_Store): left out without a word."""
+    return any(_skip(p) for p in PurePosixPath(name.replace("\\", "/")).parts if p not in ("..", "/"))
 
 
 def _safe_parts(name: str) -> list[str] | None:

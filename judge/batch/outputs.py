@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import json
+from datetime import tzinfo
 from pathlib import Path
 
 from judge.batch.cache import write_atomic
-from judge.batch.classreport import render_class_report
+from judge.batch.classreport import class_summary, render_class_report
 from judge.batch.exports import (
     canvas_comments_csv,
     canvas_csv,
@@ -21,21 +22,11 @@ from judge.batch.exports import (
 from judge.batch.feedback import feedback_markdown
 from judge.batch.inputs import Skipped
 from judge.batch.policy import GradeOptions
-from judge.batch.rows import Row
-from judge.batch.similarity import Pair, boilerplate_of, similar_pairs, similar_to, threshold_for
+from judge.batch.rows import NO_OPERATORS_NOTE, UNCHANGED_NOTE, Row
+from judge.batch.similarity import Pair, boilerplate_of, compare, similar_to
 from judge.batch.spreadsheet import csv_bytes
 from judge.problem.folders import Problem
 from judge.report.i18n import Lang
-
-FILES = (
-    "grades.csv",
-    "grades.xlsx",
-    "reports.jsonl",
-    "junit.xml",
-    "similarity.csv",
-    "skipped.csv",
-    "class-report.html",
-)
 
 
 def write_outputs(
@@ -53,33 +44,39 @@ def write_outputs(
     Files of students not in rows are left as they are: nothing is deleted."""
     options = options or GradeOptions()
     rows = sorted(rows, key=lambda r: r.student)
-    judged = {r.student for r in rows if r.report is not None}  # rejected files (10 MB, binary) are not compared
-    boilerplate = boilerplate_of(problem)
-    threshold = threshold_for(problem, boilerplate)
-    pairs = similar_pairs({s: src for s, src in sources.items() if s in judged}, boilerplate, threshold.value)
+    # rejected files (10 MB, binary) are not compared, nor the untouched starter: no work, nothing to have copied
+    judged = {
+        r.student for r in rows if r.report is not None and not {UNCHANGED_NOTE, NO_OPERATORS_NOTE} & set(r.notes)
+    }
+    compared = {s: src for s, src in sources.items() if s in judged}
+    similarity = compare(compared, boilerplate_of(problem))
+    pairs = similarity.pairs
     near = similar_to(pairs)
     for row in rows:
         row.similar_to = near.get(row.student, [])
-    _write_per_student(out, rows, problem.id, lang)
+    zone = options.zone
+    _write_per_student(out, rows, problem.id, lang, zone)
     write_atomic(out / "similarity.csv", _similarity_csv(pairs))
     write_atomic(out / "skipped.csv", skipped_csv([(s.path, s.reason) for s in skipped or []]))
     write_atomic(out / "junit.xml", junit_xml(rows, problem.id))
     write_atomic(out / "reports.jsonl", reports_jsonl(rows, lang))
-    write_atomic(out / "class-report.html", render_class_report(rows, pairs, problem, lang, threshold).encode("utf-8"))
+    page = render_class_report(class_summary(rows, similarity, problem, lang, compared, zone))
+    write_atomic(out / "class-report.html", page.encode("utf-8"))
     if "canvas" in options.lms:
         title = problem.meta.title.en if lang == "en" else problem.meta.title.zh
-        write_atomic(out / "canvas.csv", canvas_csv(rows, options.lms_column or title))
-        write_atomic(out / "canvas-comments.csv", canvas_comments_csv(rows, lang))
+        write_atomic(out / "canvas.csv", canvas_csv(rows, options.lms_column or title, options.gradebook_names))
+        write_atomic(out / "canvas-comments.csv", canvas_comments_csv(rows, lang, zone))
     if "moodle" in options.lms:
-        write_atomic(out / "moodle.csv", moodle_csv(rows, lang))
-    write_atomic(out / "grades.xlsx", grades_xlsx(rows, lang))
-    write_atomic(out / "grades.csv", grades_csv(rows, lang))  # last: its presence says the rest is written
+        write_atomic(out / "moodle.csv", moodle_csv(rows, lang, zone))
+    write_atomic(out / "grades.xlsx", grades_xlsx(rows, lang, zone))
+    write_atomic(out / "grades.csv", grades_csv(rows, lang, zone))  # last: its presence says the rest is written
     return pairs
 
 
-def _write_per_student(out: Path, rows: list[Row], problem_id: str, lang: Lang) -> None:
+def _write_per_student(out: Path, rows: list[Row], problem_id: str, lang: Lang, zone: tzinfo) -> None:
     for row in rows:
-        write_atomic(out / "feedback" / f"{row.student}.md", feedback_markdown(row, problem_id, lang).encode("utf-8"))
+        text = feedback_markdown(row, problem_id, lang, zone)
+        write_atomic(out / "feedback" / f"{row.student}.md", text.encode("utf-8"))
         results = json.dumps(gradescope_results(row, lang), ensure_ascii=False, indent=1)
         write_atomic(out / "gradescope" / row.student / "results.json", results.encode("utf-8"))
 

@@ -160,4 +160,5 @@ def _about(entry: Entry) -> dict[str, object]:
         "submitted_from": entry.submitted_from,
         "late_marker": entry.late_marker,
         "attempts": list(entry.attempts),
+        "told": list(entry.told),
     }

@@ -1,1 +1,1 @@
-"""The trusted side: runs pytest over a problem's tests and talks to the worker through probes."""
+"""The trusted side: pytest over a problem's tests, probes through the channel; imports problem, report, wire."""

@@ -1,4 +1,4 @@
-"""The learner's `python practice/judge.py` form and the `judge` console script; both call Judge.grade()."""
+"""The terminal front end: `python practice/judge.py` and `judge` (Judge.grade()); may import any judge package."""
 
 from __future__ import annotations
 

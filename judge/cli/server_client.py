@@ -10,16 +10,9 @@ from typing import Any
 
 import httpx
 
+from judge import exits
 from judge.cli.learner_files import LearnerFiles
-from judge.cli.learner_io import (
-    EXIT_ACCEPTED,
-    EXIT_REJECTED,
-    EXIT_USAGE,
-    announce,
-    consoles,
-    learner_target,
-    read_submission,
-)
+from judge.cli.learner_io import announce, consoles, learner_target, read_submission
 from judge.cli.render import LiveMarks, print_report
 from judge.report.events import CaseFinished, Collected, Done, EventSink
 from judge.report.i18n import Lang
@@ -134,7 +127,7 @@ def run_remote(
             report = follow(client, submission_id, lang, (lambda e: None) if as_json else LiveMarks(out, lang))
     except ServerError as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
+        return exits.USAGE
     if path is None or target.resolve() == files.path(problem).resolve():
         files.record(problem, source, report.verdict, report.mode, whole="skipped" not in report.tiers.values())
     if as_json:
@@ -142,5 +135,5 @@ def run_remote(
     else:
         print_report(out, report, str(target), hints)
     if report.verdict == Verdict.internal_error:
-        return EXIT_USAGE
-    return EXIT_ACCEPTED if report.verdict == Verdict.accepted else EXIT_REJECTED
+        return exits.USAGE
+    return exits.OK if report.verdict == Verdict.accepted else exits.NOT_ACCEPTED

@@ -1,3 +1,1 @@
-"""One judgement from source to report: passes over runners, the checker's log, decisions, stuck lines, traces.
-
-Imports the checker, runners, problem, report and wire; the front ends (service, cli, batch, queue) import it."""
+"""One judgement from source to report (passes, pairs, decisions, traces); imports checker, runners and below."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from judge.report.catalog import say
 from judge.report.events import Collected, Done, EventSink
 from judge.report.i18n import Text
-from judge.report.models import Mode, Report, Verdict
+from judge.report.models import Mode, Report, Verdict, no_case_ran
 from judge.report.textsafe import plain, shorten
 
 WIDTH = 100  # a longer source line is shown as a window around the error
@@ -145,16 +145,7 @@ def _caret(source: str, line: int | None, offset: int | None, end_offset: int | 
 
 def not_compiled(problem_id: str, mode: Mode, failure: NotCompiling, on_event: EventSink | None) -> Report:
     """The report of a file that does not compile: compile_error, and no test ran (none was collected)."""
-    report = Report(
-        problem=problem_id,
-        verdict=Verdict.compile_error,
-        score=0.0,
-        passed=0,
-        total=0,
-        mode=mode,
-        message=failure.message,
-        error_line=failure.line,
-    )
+    report = no_case_ran(problem_id, Verdict.compile_error, mode, failure.message, error_line=failure.line)
     if on_event is not None:
         on_event(Collected(total=0))
         on_event(Done(verdict=report.verdict))

@@ -1,1 +1,1 @@
-"""Container images of the judge: a locally built base and the CPU runner image (`judge image build`)."""
+"""Container images of the judge (`judge image build`): a base and the CPU runner; imports service and below."""

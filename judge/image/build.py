@@ -60,8 +60,7 @@ def _timed(say: Say, what: str, action: Callable[[], str]) -> str:
 
 def _base(docker: DockerClient, suite: str, mirror: str, force: bool, say: Say) -> str:
     tag = f"practice-judge/base:{suite}-{_hash(RECIPE, suite, USER_LINE)}"
-    if _exists(docker, tag) and not force:
-        say(f"{tag} exists")
+    if _kept(docker, tag, force, say):
         return tag
     if os.geteuid() != 0 or not shutil.which("debootstrap"):
         raise SystemExit("building the base image needs root and debootstrap (apt-get install debootstrap)")
@@ -113,8 +112,7 @@ def _runner_env(docker: DockerClient, base: str, force: bool, say: Say) -> str:
         if d.metadata["Name"] not in SKIP_DISTS and d.metadata["Name"] != "practice-judge"
     )
     tag = f"practice-judge/runner-env:{_hash(RECIPE, base, sys.version, *dists)}"
-    if _exists(docker, tag) and not force:
-        say(f"{tag} exists")
+    if _kept(docker, tag, force, say):
         return tag
     dockerfile = (
         f"FROM {base}\nCOPY python /opt/python\nCOPY venv /opt/venv\n"
@@ -124,11 +122,18 @@ def _runner_env(docker: DockerClient, base: str, force: bool, say: Say) -> str:
     return _timed(say, tag, lambda: _docker_build(docker, tag, dockerfile, _env_files))
 
 
+def _kept(docker: DockerClient, tag: str, force: bool, say: Say) -> bool:
+    """The image is built already, and not to be built again: said, and kept."""
+    if _exists(docker, tag) and not force:
+        say(f"{tag} exists")
+        return True
+    return False
+
+
 def _runner_cpu(docker: DockerClient, env: str, force: bool, say: Say) -> str:
     digest = _hash(RECIPE, env, *(_tree_hash(REPO_ROOT / name) for name in APP_PACKAGES))
     tag = f"practice-judge/runner-cpu:{digest}"
-    if _exists(docker, tag) and not force:
-        say(f"{tag} exists")
+    if _kept(docker, tag, force, say):
         return tag
     dockerfile = (
         f"FROM {env}\nCOPY app /app\nENV PYTHONPATH=/app\nWORKDIR /app\nUSER 10001:10001\n"

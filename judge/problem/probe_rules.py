@@ -91,9 +91,7 @@ def deciding_uses(source: str) -> list[Finding]:
 
 def check_probes_file(path: Path) -> list[Finding]:
     """deciding_uses of a probes file (none for a file that does not exist: the file check reports that)."""
-    if not path.is_file():
-        return []
-    return deciding_uses(path.read_text(encoding="utf-8"))
+    return deciding_uses(path.read_text(encoding="utf-8")) if path.is_file() else []
 
 
 # Attributes a probe might read off a tensor, or a type's name: each has an accessor in judge.worker.tensors.
@@ -163,6 +161,4 @@ def observing_reads(source: str) -> list[Finding]:
 
 def check_observing_file(path: Path) -> list[Finding]:
     """observing_reads of a probes file (none for a file that does not exist: the file check reports that)."""
-    if not path.is_file():
-        return []
-    return observing_reads(path.read_text(encoding="utf-8"))
+    return observing_reads(path.read_text(encoding="utf-8")) if path.is_file() else []

@@ -27,6 +27,19 @@ REQUIRED_FILES = (
     "tests/test_hidden.py",
     "solutions/reference.py",
 )
+# judge.problem.probe_rules, each as (the check's name, the rule, how to mend what it finds).
+PROBE_RULES = (
+    (
+        "probes observe, the checker decides (no opcheck, gradcheck, torch.testing, allclose or equal in probes.py)",
+        check_probes_file,
+        " — compare in conftest.py instead (docs/authoring.en.md)",
+    ),
+    (
+        "probes read tensors only through the worker's accessors (no .dtype, .shape, isinstance(...) in probes.py)",
+        check_observing_file,
+        " — read tensors through judge.worker.tensors (docs/authoring.en.md)",
+    ),
+)
 NOT_A_STARTER_VERDICT = (Verdict.accepted, Verdict.compile_error, Verdict.internal_error)
 CJK = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef]")  # an "English" text holding these is not
 
@@ -212,22 +225,9 @@ def static_checks(problem: Problem) -> Iterator[Check]:
         if path.is_file():
             broken = unrendered(path.read_text(encoding="utf-8"))
             yield Check(f"prompt.{lang}.md renders whole (as the page renders it)", not broken, 0.0, _listed(broken))
-    decides = [str(f) for f in check_probes_file(problem.root / "tests" / "probes.py")]
-    where = " — compare in conftest.py instead (docs/authoring.en.md)" if decides else ""
-    yield Check(
-        "probes observe, the checker decides (no opcheck, gradcheck, torch.testing, allclose or equal in probes.py)",
-        not decides,
-        0.0,
-        _listed(decides) + where,
-    )
-    reads = [str(f) for f in check_observing_file(problem.root / "tests" / "probes.py")]
-    where = " — read tensors through judge.worker.tensors (docs/authoring.en.md)" if reads else ""
-    yield Check(
-        "probes read tensors only through the worker's accessors (no .dtype, .shape, isinstance(...) in probes.py)",
-        not reads,
-        0.0,
-        _listed(reads) + where,
-    )
+    for name, rule, mend in PROBE_RULES:
+        found = [str(f) for f in rule(problem.root / "tests" / "probes.py")]
+        yield Check(name, not found, 0.0, _listed(found) + (mend if found else ""))
     gaps = ladder_gaps(problem)
     yield Check(f"{hint_files.FILE} parses, in zh and en, for tests that exist", not gaps, 0.0, _listed(gaps))
     secrets = hints_show_no_secret(problem)

@@ -10,6 +10,12 @@ from celery import Celery
 from judge.queue.names import CPU, TASK
 from judge.queue.settings import QueueSettings
 
+# Task priorities, as kombu's Redis transport serves them: one list per step (0, 3, 6, 9), the workers pop from step
+# 0's first. Work taken back from a worker that died goes first: a learner whose judgement was interrupted waits
+# for a free slot, not for the whole backlog again.
+FIRST = 0
+NORMAL = 3
+
 
 def make_celery(settings: QueueSettings, visibility_timeout_s: float) -> Celery:
     if not settings.queue_url:
@@ -53,9 +59,10 @@ def _judge_submission(submission_id: str) -> None:
     _RUNNER(submission_id)
 
 
-def send(app: Celery, submission_id: str, queue: str, hard_limit_s: float, countdown: float | None = None) -> Any:
-    # task_id = the submission id: revoke(id) reaches it wherever it waits. time_limit is Celery's hard limit
-    # for prefork pools; the threads pool the workers use enforces the same limit itself (judge.queue.worker).
+def send(app: Celery, submission_id: str, queue: str, hard_limit_s: float, priority: int = NORMAL) -> Any:
+    # task_id = the submission id: revoke(id) reaches it wherever it waits, and the broker's messages can be read by
+    # submission (judge.queue.broker). time_limit is Celery's hard limit for prefork pools; the threads pool the
+    # workers use enforces the same limit itself (judge.queue.worker).
     return app.send_task(
         TASK,
         args=[submission_id],
@@ -63,5 +70,5 @@ def send(app: Celery, submission_id: str, queue: str, hard_limit_s: float, count
         queue=queue,
         routing_key=queue,
         time_limit=hard_limit_s,
-        countdown=countdown,
+        priority=priority,
     )

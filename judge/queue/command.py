@@ -23,20 +23,39 @@ def _worker(args: Any, settings: Any) -> int:
     return run_worker(args.queue, args.concurrency, args.name, args.log_level)
 
 
+def _one_shot(who: str, queue: Any, action: Any) -> int:
+    """Run a one-shot command's action; where the database or the broker is unreachable, waiting makes no sense:
+    one line naming which and where, and exit 1 (never a traceback)."""
+    from judge.queue.waiting import unreachable_line  # noqa: PLC0415
+
+    try:
+        return int(action())
+    except Exception as exc:
+        line = unreachable_line(exc, who, queue.database(), queue.queue_url)
+        if line is None:
+            raise
+        print(line, flush=True)
+        return 1
+
+
 def _db_upgrade(args: Any, settings: Any) -> int:
     from judge.queue.settings import QueueSettings  # noqa: PLC0415
     from judge.queue.store import make_engine, migrate, revisions  # noqa: PLC0415
 
-    url = QueueSettings().database()
-    engine = make_engine(url)
-    try:
-        before, _ = revisions(engine)
-        migrate(engine)
-        after, _ = revisions(engine)
-    finally:
-        engine.dispose()
-    print(f"database schema: {before or 'empty'} -> {after} (head)")
-    return 0
+    queue = QueueSettings()
+
+    def upgrade() -> int:
+        engine = make_engine(queue.database())
+        try:
+            before, _ = revisions(engine)
+            migrate(engine)
+            after, _ = revisions(engine)
+        finally:
+            engine.dispose()
+        print(f"database schema: {before or 'empty'} -> {after} (head)")
+        return 0
+
+    return _one_shot("judge db upgrade", queue, upgrade)
 
 
 def _status(args: Any, settings: Any) -> int:
@@ -55,9 +74,14 @@ def _status(args: Any, settings: Any) -> int:
         def problem(self, problem_id: str) -> Any:
             return self.set.get(problem_id)
 
-    info = gather(QueueSettings(), Problems())
-    print(json.dumps(info, indent=2, default=str) if args.json else render(info))
-    return 0
+    queue = QueueSettings()
+
+    def show() -> int:
+        info = gather(queue, Problems())
+        print(json.dumps(info, indent=2, default=str) if args.json else render(info))
+        return 0
+
+    return _one_shot("judge status", queue, show)
 
 
 def register(sub: Any) -> None:

@@ -8,7 +8,8 @@ from typing import Any
 import redis
 from kombu.exceptions import KombuError
 
-from judge.queue.celery_app import make_celery, send
+from judge.queue.broker import Broker
+from judge.queue.celery_app import NORMAL, make_celery, send
 from judge.queue.limits import hard_limit_s, visibility_timeout_s
 from judge.queue.names import CPU, GPU
 from judge.queue.registry import has_gpu_worker
@@ -27,6 +28,7 @@ class CeleryDispatcher:
         self.settings, self.store, self.judge = settings, store, judge
         self.visibility_timeout_s = visibility_timeout_s(settings, judge.problems())
         self.app = make_celery(settings, self.visibility_timeout_s)
+        self.broker = Broker(self.app)
         self.redis = redis.Redis.from_url(settings.queue_url, socket_timeout=10)
 
     def queue_for(self, problem: Any) -> str:
@@ -37,18 +39,23 @@ class CeleryDispatcher:
         return CPU
 
     def submit(self, submission_id: str) -> None:
-        """Send a stored submission. If the broker is away it stays stored and unsent: the 202 still holds,
-        and a worker's reaper sends it once the broker is back (judge.queue.reaper)."""
+        """Send a stored submission. If the broker is away it stays stored and unsent: the 202 still holds, and the
+        reaper sends it once the broker is back (judge.queue.reaper)."""
+        self.dispatch(submission_id)
+
+    def dispatch(self, submission_id: str, priority: int = NORMAL) -> bool:
+        """submit() at `priority` (celery_app.FIRST: work taken back from a worker that died); whether it was sent."""
         submission = self.store.get(submission_id)
         if submission is None:
-            return
+            return False
         problem = self.judge.problem(submission.problem_id)
         try:
-            send(self.app, submission_id, self.queue_for(problem), hard_limit_s(self.settings, problem))
+            send(self.app, submission_id, self.queue_for(problem), hard_limit_s(self.settings, problem), priority)
         except (OSError, redis.RedisError, KombuError) as exc:
             log.error("could not send %s to the queue (%s): the reaper sends it later", submission_id, exc)
-            return
-        self.store.mark_dispatched(submission_id)  # the reaper re-sends what was stored but never sent
+            return False
+        self.store.mark_dispatched(submission_id)
+        return True
 
     def waiting(self) -> int:
         return self.store.counts().by_status.get("queued", 0)

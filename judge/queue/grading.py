@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import secrets
 import threading
 from typing import Any
 
 from judge.problem.folders import ProblemSet
 from judge.queue.dispatcher import CeleryDispatcher
 from judge.queue.settings import QueueSettings
-from judge.queue.store import FINISHED, SqlStore, Submission, now
+from judge.queue.store import FINISHED, SqlStore, Submission
 from judge.report.models import Mode, Report, internal_error
 from judge.settings import Settings
 from judge.source import check_source
@@ -43,16 +42,7 @@ class QueueJudge:
     ) -> Report:
         problem = self.problem(problem_id)
         source = check_source(source_code, min(problem.meta.limits.source_kib << 10, self.settings.max_source_bytes))
-        submission = Submission(
-            id=secrets.token_urlsafe(18),
-            learner=BATCH_LEARNER,
-            problem_id=problem.id,
-            mode=mode,
-            code=source,
-            status="queued",
-            created_at=now(),
-            file_name=kw.get("display_name"),
-        )
+        submission = Submission.queued(BATCH_LEARNER, problem.id, mode, source, file_name=kw.get("display_name"))
         self.store.create(submission, {"position": 0})
         self.dispatcher.submit(submission.id)
         while not self._closed.wait(POLL_S):  # the store is the truth; a poll per half second is plenty here

@@ -8,12 +8,15 @@ queue workers, crashing and redelivering in any order, still end each submission
        |                 |  \\--requeue (restart, reaper)--> queued
        \\----cancel------+----cancel--> cancelled
 
-Every start counts an attempt; events and reports of a superseded attempt are refused.
+Every start counts an attempt; events and reports of a superseded attempt are refused. When an attempt's story
+is dropped (a requeue or a takeover after a start), the new story says so: `queued`, then `restarted`, so that a
+page that drew the first attempt's cases clears them.
 """
 
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -74,6 +77,11 @@ class Submission:
     worker: str | None = None
     started_at: datetime | None = None
 
+    @classmethod
+    def queued(cls, learner: str, problem_id: str, mode: Mode, code: str, **more: Any) -> Submission:
+        """A new submission waiting for its verdict, under a fresh id (more: file_name, address)."""
+        return cls(secrets.token_urlsafe(18), learner, problem_id, mode, code, "queued", now(), **more)
+
 
 @dataclass(frozen=True)
 class StoredEvent:
@@ -125,7 +133,6 @@ class Store(Protocol):
     def events_after(self, submission_id: str, after: int) -> list[StoredEvent]: ...
     def counts(self) -> Counts: ...
     def running_since(self, before: datetime) -> list[Submission]: ...
-    def undispatched(self, before: datetime) -> list[str]: ...
     def running_held_by(self, worker: str) -> list[Submission]: ...
     def waiting_since(self, before: datetime) -> list[str]: ...
     def ping(self) -> None: ...
@@ -352,19 +359,6 @@ class SqlStore:
                 )
             )
 
-    def undispatched(self, before: datetime) -> list[str]:
-        """Queued before `before` and never handed to the queue (the web process died between store and send)."""
-        with self.session() as s:
-            return list(
-                s.scalars(
-                    select(SubmissionRow.id).where(
-                        SubmissionRow.status == "queued",
-                        SubmissionRow.dispatched_at.is_(None),
-                        SubmissionRow.created_at < before,
-                    )
-                )
-            )
-
     def ping(self) -> None:
         with self.engine.connect() as connection:
             require_migrated_on(connection)
@@ -400,8 +394,7 @@ class SqlStore:
             if _rows(changed) != 1:
                 return None  # someone else started or finished it meanwhile
             if row.status == "running":  # a takeover: the dead attempt's half-told story is dropped
-                s.execute(delete(EventRow).where(EventRow.submission_id == submission_id))
-                s.add(EventRow(submission_id=submission_id, kind="queued", payload=json.dumps({"position": 1})))
+                self._restart_story(s, submission_id, seen, {"position": 1})
             s.add(EventRow(submission_id=submission_id, kind="running", payload="{}"))
             s.flush()
             s.expire_all()
@@ -468,9 +461,18 @@ class SqlStore:
             )
             if _rows(changed) != 1:
                 return False
-            s.execute(delete(EventRow).where(EventRow.submission_id == submission_id))
-            s.add(EventRow(submission_id=submission_id, kind="queued", payload=json.dumps(queued_payload)))
+            attempts = s.scalar(select(SubmissionRow.attempts).where(SubmissionRow.id == submission_id)) or 0
+            self._restart_story(s, submission_id, attempts, queued_payload)
             return True
+
+    @staticmethod
+    def _restart_story(s: Session, submission_id: str, attempts: int, queued_payload: Payload) -> None:
+        """Drop the events told so far and queue it again; a story that had begun (an attempt started) says that it
+        begins again: `restarted`, after `queued` (a page that drew the first attempt's cases clears them then)."""
+        s.execute(delete(EventRow).where(EventRow.submission_id == submission_id))
+        s.add(EventRow(submission_id=submission_id, kind="queued", payload=json.dumps(queued_payload)))
+        if attempts:
+            s.add(EventRow(submission_id=submission_id, kind="restarted", payload=json.dumps({"attempt": attempts})))
 
     def mark_dispatched(self, submission_id: str) -> None:
         with self.session.begin() as s:

@@ -1,3 +1,1 @@
-"""What a judgement says: the report model, events, the op trace's words, the catalogue of texts in both languages.
-
-Imports judge.wire only (and sandbox's facts); everything above it speaks through it."""
+"""What a judgement says (report model, events, op trace words, the catalogue); imports only sandbox's facts."""

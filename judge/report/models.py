@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -235,17 +235,16 @@ def internal_error(
     builder every front end uses, so each says the same to the learner and keeps the fault for instructors."""
     from judge.report.catalog import say  # noqa: PLC0415 - the catalogue's texts, not needed to load the model
 
-    return Report(
-        problem=problem,
-        verdict=Verdict.internal_error,
-        score=0,
-        passed=0,
-        total=0,
-        mode=mode,
-        message=message if message is not None else say("internal_error"),
-        detail=detail,
-        fault=Fault(what=what, retryable=retryable),
+    message = message if message is not None else say("internal_error")
+    return no_case_ran(
+        problem, Verdict.internal_error, mode, message, detail=detail, fault=Fault(what=what, retryable=retryable)
     )
+
+
+def no_case_ran(problem: str, verdict: Verdict, mode: Mode, message: Text, **more: Any) -> Report:
+    """The report of a judgement in which no case ran (nothing collected, nothing passed): a file that does not
+    compile, a fault of the judge's."""
+    return Report(problem=problem, verdict=verdict, score=0, passed=0, total=0, mode=mode, message=message, **more)
 
 
 def public_hidden_case(number: int, case: CaseResult, lang: Lang) -> PublicCase:

@@ -1,4 +1,4 @@
-"""Runners: where the learner's worker runs (a local zygote, a container), behind one small interface."""
+"""Where the learner's worker runs (a local zygote, a container, a GPU); imports problem, report, wire, sandbox."""
 
 from judge.runners.base import Runner, RunnerPolicy, WorkerLaunch, WorkerRun
 

@@ -1,1 +1,1 @@
-"""What runs inside the sandbox: import the learner's file, then answer probe calls."""
+"""Inside the sandbox: import the learner's file, guard, answer probes; imports report, wire and sandbox only."""

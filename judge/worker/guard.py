@@ -235,8 +235,8 @@ def _make_hook(
     gated, no_learner, registry = watch.gates
     scratch = watch.scratch
     main = _ident()
-    _what = dict(_what)  # the hook's own copies of module-level tables, which learner code can reach
-    _refused = dict(_refused)  # a copy only the hook holds: the module's read-only mapping can be unwrapped
+    _what = _dict(_what)  # the hook's own copies of module-level tables, which learner code can reach
+    _refused = _dict(_refused)  # a copy only the hook holds: the module's read-only mapping can be unwrapped
     busy = {}  # threads inside the hook's own frame lookups: the audit events those raise are the hook's own
 
     def requester():
@@ -320,6 +320,32 @@ def _make_hook(
         finally:
             sock.detach()
 
+    def with_gc_off(action, *args):
+        """action(*args) with the collector off: no finalizer may run while a socket object exists."""
+        was_on = _gc_on()
+        _gc_disable()
+        try:
+            action(*args)
+        finally:
+            if was_on:
+                _gc_enable()
+
+    def serve(event, args, frame):
+        """The serve loop's own send or receive (judge.worker.main); `frame` raised the event."""
+        if frame is not serve_frame or _ident() != main:
+            raise _refuse("using the judge's channel")
+        if event == _send:
+            where = tampered()
+            if where is not None:
+                _report(where)
+            send(args[0] if where is None else args[1])
+        else:  # the frame, and whether the trusted code is intact as the next probe starts
+            args[0].append(receive_frame())
+            where = _first_change(probe_part)
+            if where is not None:
+                _report(where)
+            args[0].append(where is None)
+
     def hook(event, args):
         if _type(event) is not _str or _ident() in busy:
             return
@@ -360,17 +386,12 @@ def _make_hook(
                     and _trusted_name(dynamo.f_code.co_filename, roots) and _type(args[0]) is _dict
                     and judged(no_learner, frame)):  # fmt: skip
                 raise _refuse("reporting compiled graphs")
-            was_on = _gc_on()
-            _gc_disable()  # no finalizer may run while a socket object exists
-            try:
-                send(_encode(_check_reply({"note": args[0]})))
-            finally:
-                if was_on:
-                    _gc_enable()
+            with_gc_off(send, _encode(_check_reply({"note": args[0]})))
         elif event == _register_event:  # a kernel registration (judge.worker.registrations)
             name, target, call_args, call_kwargs, box = args
-            if not (_type(name) is _str and _type(call_args) is _tuple and _type(call_kwargs) is _dict
-                    and _type(box) is _list and name in registry.originals):  # fmt: skip
+            known = registry.originals.get(name) if _type(name) is _str else None
+            if not (known is not None and _type(call_args) is _tuple and _type(call_kwargs) is _dict
+                    and _type(box) is _list):  # fmt: skip
                 raise _refuse("registering kernels with the dispatcher")
             learner = not judged(no_learner, requester())
             why = "passing a registration's arguments by keyword" if learner and call_kwargs else None
@@ -379,25 +400,7 @@ def _make_hook(
                 raise _refuse(f"{why}: a submission registers kernels only for operators of a namespace of its own")
             box.append(registry.call(name, target, call_args, call_kwargs))
         elif event == _send or event == _recv:
-            was_on = _gc_on()
-            _gc_disable()  # no finalizer may run while a socket object exists
-            try:
-                if requester() is not serve_frame or _ident() != main:
-                    raise _refuse("using the judge's channel")
-                if event == _send:
-                    where = tampered()
-                    if where is not None:
-                        _report(where)
-                    send(args[0] if where is None else args[1])
-                else:  # the frame, and whether the trusted code is intact as the next probe starts
-                    args[0].append(receive_frame())
-                    where = _first_change(probe_part)
-                    if where is not None:
-                        _report(where)
-                    args[0].append(where is None)
-            finally:
-                if was_on:
-                    _gc_enable()
+            with_gc_off(serve, event, args, requester())
         elif event == "socket.__new__" or event == "socket.sendmsg":
             if requester().f_code is not (window_code if event == "socket.__new__" else send_code):
                 raise _refuse(_refused[event])

@@ -32,6 +32,15 @@ def write_zip(path: Path, files: dict[str, str | bytes]) -> Path:
     return path
 
 
+def zip_bytes(files: dict[str, str | bytes]) -> bytes:
+    """A zip of files (name -> content) in memory: a student's own zip inside a download."""
+    data = io.BytesIO()
+    with zipfile.ZipFile(data, "w") as archive:
+        for name, content in files.items():
+            archive.writestr(name, content)
+    return data.getvalue()
+
+
 def read_grades(out: Path) -> dict[str, dict[str, str]]:
     with open(out / "grades.csv", newline="", encoding="utf-8") as handle:
         return {row["student"]: row for row in csv.DictReader(handle)}

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from judge.batch.classreport import check_failures, render_class_report, score_histogram
+from judge.batch.classreport import check_failures, class_summary, render_class_report, score_histogram
 from judge.batch.rows import Row
-from judge.batch.similarity import Pair, Threshold
+from judge.batch.similarity import Similarity, Threshold, compare
 from judge.problem.folders import ProblemSet
 from judge.report.i18n import Text
 from judge.report.models import CaseResult, Outcome, Report, Verdict
@@ -61,13 +61,44 @@ def test_aggregates_rank_the_check_the_class_missed_first():
     assert score_histogram(class_rows())[-1]["count"] == 12  # full marks stand alone
 
 
+def test_failure_rates_count_only_the_submissions_that_ran_the_check():
+    """A file that hit a limit while importing ran no test, and the untouched starter did no work: neither counts as
+    failing every check; nor does a case the time limit ended the run before."""
+    from judge.report.catalog import say
+
+    mle = _row("mle", Verdict.memory_limit_exceeded, {"test_schema_mutates_args", "test_fake_shape", "hidden"})
+    for case in mle.report.cases:
+        case.outcome, case.message = Outcome.error, say("case.not_run")
+    starter = _row("starter", Verdict.wrong_answer, {"test_schema_mutates_args", "test_fake_shape"})
+    starter.notes = ["starter not changed"]
+    tle = _row("tle", Verdict.time_limit_exceeded, {"test_compile_single_graph", "test_backward_values"})
+    tle.report.cases[2].message = say("case.after_time_limit")  # test_backward_values never ran
+    checks = {c["name"]: c for c in check_failures([*class_rows(), mle, starter, tle])}
+    assert checks["test_schema_mutates_args"]["ran"] == 22 and checks["test_schema_mutates_args"]["failed"] == 7
+    assert checks["test_backward_values"]["ran"] == 21 and checks["test_backward_values"]["failed"] == 0
+    assert checks["test_compile_single_graph"]["ran"] == 22 and checks["test_compile_single_graph"]["failed"] == 2
+
+
+def _similarity():
+    """A real comparison: wa0 and wa1 a copy (from tests.batch.class105), the rest of the class independent."""
+    from tests.batch.class105 import class_105
+
+    sources, _ = class_105(size=10, seed=7)
+    names = {"s01": "wa0", "bob": "wa1", "s02": "wb0", "dan": "wb1"}
+    sources = {names.get(k, k): v for k, v in sources.items()}
+    return compare(sources), sources
+
+
 def test_class_report_renders_offline_in_chromium(tmp_path):
     need_chromium()
     from playwright.sync_api import sync_playwright
 
     problem = ProblemSet(FIXTURE.parent).get("900")
-    pairs = [Pair("wa0", "wa1", 0.97), Pair("wa1", "wa2", 0.91)]
-    html = render_class_report(class_rows(), pairs, problem, "en", Threshold(0.85, 0.75, 4))
+    similarity, sources = _similarity()
+    assert [(p.a, p.b) for p in similarity.pairs][:1] == [("wa0", "wa1")]
+    rows = class_rows()
+    rows[-1].reason = Text.same("the file is empty; " + "/very/long/path/without/breaks" * 12 + " " + "x" * 300)
+    html = render_class_report(class_summary(rows, similarity, problem, "en", sources))
     page_path = tmp_path / "class-report.html"
     page_path.write_text(html, encoding="utf-8")
     ARTIFACTS.mkdir(exist_ok=True)
@@ -99,9 +130,24 @@ def test_class_report_renders_offline_in_chromium(tmp_path):
         assert page.locator("#scores svg rect").count() == 11
         first_check = page.locator("#checks tr").nth(1).inner_text()
         assert "33%" in first_check and "7/21" in first_check
-        assert "wa0" in page.locator("#similarity").inner_text() and "97%" in page.locator("#similarity").inner_text()
-        assert "closest pair: wa0 ↔ wa1 (97%)" in page.locator("#similarity .cluster").inner_text()
-        assert "Pairs at 85% or more" in page.locator("#threshold").inner_text()
+        assert "wa0" in page.locator("#similarity").inner_text() and "100%" in page.locator("#similarity").inner_text()
+        assert page.locator("#similarity .cluster").count() == 2  # the two copies, each a pair of its own
+        assert "closest pair: wa0 ↔ wa1 (100%)" in page.locator("#similarity .cluster").first.inner_text()
+        assert "Judged against this class's own spread" in page.locator("#threshold").inner_text()
+        first = page.locator("#pairs .pair").first  # the pair side by side, the lines they share marked
+        assert "wa0 ↔ wa1" in first.locator("h3").inner_text()
+        assert first.locator(".file").count() == 2 and first.locator(".ln.shared").count() >= 8
+        shared = first.locator(".file").nth(0).locator(".ln.shared").all_inner_texts()
+        assert any("dispatch_keys" in line for line in shared)
+        # every table fits its card: nothing sticks out of a section (the roster scrolls inside its own box)
+        overflow = page.evaluate(
+            """() => [...document.querySelectorAll("section")].filter(s => s.scrollWidth > s.clientWidth + 1)
+                 .map(s => s.id)"""
+        )
+        assert overflow == [], overflow
+        card = page.locator("#not-judged").bounding_box()
+        table = page.locator("#not-judged table").bounding_box()
+        assert table["x"] + table["width"] <= card["x"] + card["width"] + 1
         flagged = page.locator("#flagged").inner_text()
         assert "x<b>bold</b>y" in flagged and "frame-walking" in flagged  # shown as text, never as markup
         assert page.evaluate("document.querySelectorAll('script').length") == 1  # the roster's sorting, inline
@@ -113,17 +159,16 @@ def test_class_report_renders_offline_in_chromium(tmp_path):
 
 
 def test_a_pending_gpu_tier_shows_in_the_tiers_column_and_the_report():
-    from judge.batch.classreport import class_summary
-
     pending = _row("triton", Verdict.accepted, set())
     pending.report.tiers = {"cpu": "ran", "gpu": "skipped"}
     both = _row("cuda", Verdict.accepted, set())
     both.report.tiers = {"cpu": "ran", "gpu": "ran"}
     assert pending.csv_record("en")["tiers"] == "cpu" and both.csv_record("en")["tiers"] == "cpu+gpu"
     problem = ProblemSet(FIXTURE.parent).get("900")
-    summary = class_summary([pending, both], [], problem, "en")
+    nothing = Similarity([], Threshold(0.8))
+    summary = class_summary([pending, both], nothing, problem, "en")
     assert [r.student for r in summary["pending"]] == ["triton"]
-    html = render_class_report([pending, both], [], problem, "en")
+    html = render_class_report(summary)
     section = html[html.index('id="pending"') : html.index('id="roster"')]
     assert "triton" in section and "cuda" not in section
 
@@ -156,7 +201,8 @@ def test_a_chinese_report_reads_on_a_machine_without_cjk_fonts(tmp_path):
 
         pytest.skip("needs a CJK font to embed and DejaVu for the Latin-only browser (.ci/run installs both)")
     problem = ProblemSet(FIXTURE.parent).get("900")
-    html = render_class_report(class_rows(), [Pair("wa0", "wa1", 0.97)], problem, "zh")
+    similarity, sources = _similarity()
+    html = render_class_report(class_summary(class_rows(), similarity, problem, "zh", sources))
     assert f'font-family: "{FAMILY}"' in html and "data:font/otf;base64," in html
     assert len(html) < 2_000_000  # a subset, not the whole font
     page_path = tmp_path / "class-report.html"

@@ -83,14 +83,21 @@ def test_every_student_has_a_row_with_the_right_verdict(graded):
     assert "UTF-8" in rows["latin1"]["note"] and "bytes" in rows["huge"]["note"]
 
 
+LMS = ["name", "points", "max_points", "late", "attempts", "tiers"]
+
+
 def test_grades_csv_columns_and_hashes(graded):
     _, out, _ = graded
     header = grades_header(out)
     assert (
         header[:9] == ["student", "verdict", "score", "passed", "total", "duration_s", "sha256", "flags", "similar_to"]
         and header[: len(CSV_COLUMNS)] == CSV_COLUMNS  # the columns other tools read keep their places
-        and header[len(CSV_COLUMNS) :] == ["name", "points", "max_points", "late", "attempts", "tiers"]
+        and header[len(CSV_COLUMNS) : len(CSV_COLUMNS) + 6] == LMS
     )
+    # then the hand-in time, the deadline, the penalty, the instructor's adjustment; then a column per check group
+    assert header[len(CSV_COLUMNS) + 6 :] == [
+        "submitted", "deadline", "late_penalty", "adjustment", "adjustment_reason", "points:add", "points:add_seeded"
+    ]  # fmt: skip
     assert (out / "grades.csv").read_bytes()[:3] != b"\xef\xbb\xbf"  # UTF-8 as before, no byte-order mark
     rows = read_grades(out)
     assert rows["bob"]["sha256"] == hashlib.sha256(WRONG.encode()).hexdigest()

@@ -9,14 +9,13 @@ import json
 import os
 import stat
 import threading
-import zipfile
 from datetime import UTC, datetime
 
 import pytest
 
 from judge.batch.grade import EXIT_OK, EXIT_USAGE, grade_class
 from judge.batch.policy import GradeOptions, parse_deadline
-from tests.batch.conftest import FIXTURE, REFERENCE, WRONG, read_grades, write_tree
+from tests.batch.conftest import FIXTURE, REFERENCE, WRONG, read_grades, write_tree, zip_bytes
 
 STARTER = (FIXTURE / "starter.py").read_text(encoding="utf-8")
 BOM = b"\xef\xbb\xbf" + REFERENCE.encode()
@@ -42,28 +41,20 @@ submission_333:
 """
 
 
-def _zip(files: dict[str, str | bytes]) -> bytes:
-    data = io.BytesIO()
-    with zipfile.ZipFile(data, "w") as archive:
-        for name, content in files.items():
-            archive.writestr(name, content)
-    return data.getvalue()
-
-
 CLASSES: dict[str, dict[str, str | bytes]] = {
     "canvas": {
         "smithalice_1001_5001_900.py": BOM,
         "jonesbob_LATE_1002_5002_900.py": REFERENCE,
         "leechris_1003_5003_900.py": WRONG,
         "leechris_1003_5004_helper.py": HELPER,
-        "wudana_1004_5005_hw.zip": _zip({"hw/900.py": GBK}),
+        "wudana_1004_5005_hw.zip": zip_bytes({"hw/900.py": GBK}),
         "zhaoeve_1005_5006_900.py": STARTER,
         "manifest.csv": "user,file\n",
     },
     "moodle": {
         "张三_2001_assignsubmission_file_/900.py": REFERENCE,
         "Bob Jones_2002_assignsubmission_file_/900.py": WRONG,
-        "Chris Lee_2003_assignsubmission_file_/work.zip": _zip({"900.py": REFERENCE}),
+        "Chris Lee_2003_assignsubmission_file_/work.zip": zip_bytes({"900.py": REFERENCE}),
         "Syntax Err_2005_assignsubmission_file_/900.py": SYNTAX,
     },
     "gradescope": {
@@ -139,7 +130,8 @@ def test_canvas_class(classes):
     assert rows["1001"]["name"] == "smithalice" and rows["1001"]["late"] == ""
     assert rows["1002"]["late"] == "1d" and rows["1002"]["points"] == "9.00"  # Canvas's _LATE_: one day, -10%
     assert (
-        rows["1003"]["verdict"] == "wrong_answer" and "not judged: leechris_1003_5004_helper.py" in rows["1003"]["note"]
+        rows["1003"]["verdict"] == "wrong_answer"
+        and "left out leechris_1003_5004_helper.py: another file" in rows["1003"]["note"]
     )
     assert rows["1004"]["verdict"] == "accepted"  # GBK with its coding line, inside the student's own zip
     assert rows["1005"]["score"] == "0.0000" and "starter not changed" in rows["1005"]["note"]

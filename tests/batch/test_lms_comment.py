@@ -69,3 +69,33 @@ def test_a_file_with_none_of_the_operators_is_told_so_not_that_the_starter_is_un
     )
     comment = lms_comment(row, "en")
     assert "defines none of the exercise's operators" in comment and "starter was not changed" not in comment
+
+
+HOST = "/opt/venv/lib/python3.11/site-packages/torch/library.py"
+
+
+def test_no_path_of_the_grading_machine_reaches_a_student():
+    """torch's own messages name its install path: the student reads where in the package, never the host's."""
+    import json
+
+    from judge.batch.exports import gradescope_results
+    from judge.batch.feedback import feedback_markdown, scrubbed
+
+    said = Text.same(f"RuntimeError: ex105::scaled_dot already has a kernel registered from python at {HOST}:806")
+    cases = [CaseResult(name="test_register", outcome=Outcome.failed, message=said)]
+    row = Row(student="1001", verdict="wrong_answer", score=0.0, max_points=10, report=_report(cases))
+    row.report.message = Text.same(f"your file failed while importing: {HOST}:12 and /tmp/judge-x1/work/105.py:3")
+    texts = {
+        "feedback": feedback_markdown(row, "105", "en"),
+        "comment": lms_comment(row, "en"),
+        "results": json.dumps(gradescope_results(row, "en")),
+    }
+    for where, text in texts.items():
+        assert "/opt/" not in text and "/tmp/" not in text and "python3.11" not in text, where
+        assert "<site-packages>/torch/library.py:806" in text, where
+    assert "…/105.py:3" in texts["feedback"]
+    assert scrubbed("see https://pytorch.org/docs/stable/library.html and a / b, 1/2") == (
+        "see https://pytorch.org/docs/stable/library.html and a / b, 1/2"
+    )  # a URL and arithmetic are not paths
+    rejected = Row(student="1002", verdict="rejected", reason=Text.same(f"cannot read {HOST}"))
+    assert HOST not in lms_comment(rejected, "en") and HOST not in feedback_markdown(rejected, "105", "en")

@@ -54,7 +54,7 @@ def test_canvas_names_give_the_user_id_the_name_and_the_late_mark(tmp_path):
     assert entries["1001"].name == "smithalice" and entries["1001"].layout == "canvas"
     assert entries["1002"].late_marker and not entries["1001"].late_marker
     assert entries["1003"].data == REFERENCE.encode()  # named like the exercise
-    assert any("not judged: leechris_1003_5004_helper.py" in n for n in entries["1003"].notes)
+    assert any("left out leechris_1003_5004_helper.py: another file" in n for n in entries["1003"].notes)
 
 
 def test_a_canvas_reupload_is_a_newer_attempt_judged_whatever_the_file_times(tmp_path):
@@ -164,7 +164,7 @@ def test_files_that_are_not_submissions_go_to_skipped_and_plain_ids_stay(tmp_pat
     found = scan(tmp_path, EXERCISE)
     assert sorted(by_id(found)) == ["alice", "bob"]
     assert {s.path for s in found.skipped} == {"manifest.csv", "README.txt"}
-    assert all("neither a .py file nor a zip" in s.reason for s in found.skipped)
+    assert all("neither a .py file, a notebook (.ipynb) nor a zip" in s.reason for s in found.skipped)
 
 
 def test_a_students_own_zip_is_opened_under_the_same_limits(tmp_path):
@@ -189,7 +189,7 @@ def test_a_nested_zip_in_a_zip_download(tmp_path):
 def test_the_only_file_defining_the_exercises_operators_is_the_main_file(tmp_path):
     write_tree(tmp_path, {"erin/solution.py": REFERENCE, "erin/utils.py": HELPER})
     erin = by_id(scan(tmp_path, EXERCISE))["erin"]
-    assert erin.origin == "erin/solution.py" and any("not judged: erin/utils.py" in n for n in erin.notes)
+    assert erin.origin == "erin/solution.py" and any("left out erin/utils.py: another file" in n for n in erin.notes)
 
 
 def test_layout_names_parse():

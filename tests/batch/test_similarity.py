@@ -110,9 +110,11 @@ def test_code_the_statement_dictates_is_boilerplate_like_the_starter(tmp_path):
     prompt.write_text(prompt.read_text(encoding="utf-8") + "\nWrite the fake so:\n\n```python\n" + DICTATED + "```\n")
     problem = ProblemSet(tmp_path).get("900")
     starter = problem.starter_path.read_text(encoding="utf-8")
-    assert [p.a + p.b for p in similar_pairs({"a": OWN_A, "b": OWN_B}, starter)] == ["ab"]  # the fake dominates
+    [shared] = similar_pairs({"a": OWN_A, "b": OWN_B}, starter, threshold=0.0)
+    assert shared.score > 0.7  # the fake dominates what they share
     assert DICTATED.strip() in boilerplate_of(problem)
-    assert similar_pairs({"a": OWN_A, "b": OWN_B}, boilerplate_of(problem)) == []
+    [own] = similar_pairs({"a": OWN_A, "b": OWN_B}, boilerplate_of(problem), threshold=0.0)
+    assert own.score < 0.5 and similar_pairs({"a": OWN_A, "b": OWN_B}, boilerplate_of(problem)) == []
 
 
 def test_a_student_is_never_paired_with_their_own_other_entry():
@@ -140,16 +142,75 @@ def test_each_cluster_names_its_closest_pair():
     assert closest(group, pairs) == Pair("b", "c", 0.99)
 
 
-def test_the_threshold_follows_the_spread_of_the_exercises_own_correct_solutions(tmp_path):
-    """A short exercise whose correct solutions look alike gets a higher threshold than the default, so the class
-    is not flagged for writing the only sensible code; one where they differ keeps the default."""
-    from judge.batch.similarity import CEILING, MARGIN, NEAR_IDENTICAL, threshold_for
+def _problem_105():
     from judge.problem.folders import ProblemSet
     from judge.settings import Settings
 
-    problems = ProblemSet(Settings().problems_dir)
-    alike = threshold_for(problems.get("107"), "")
-    assert NEAR_IDENTICAL < alike.value <= CEILING and alike.value == round(min(CEILING, alike.independent + MARGIN), 3)
-    assert alike.solutions == 1 + len(problems.get("107").valid_solutions())
-    apart = threshold_for(problems.get("103"), "")
-    assert apart.value == NEAR_IDENTICAL and apart.independent < NEAR_IDENTICAL - MARGIN
+    return ProblemSet(Settings().problems_dir).get("105")
+
+
+def _whole_file_scores(sources: dict[str, str], boilerplate: str) -> dict[frozenset[str], float]:
+    """How a fixed-threshold comparison scored the class before: copydetect's own compare_files on whole files, the
+    boilerplate set aside, nothing of the class's spread taken into account."""
+    import io
+
+    import numpy as np
+    from copydetect import CodeFingerprint, compare_files
+
+    base = np.array(sorted(CodeFingerprint("b.py", 25, 1, fp=io.StringIO(boilerplate)).hashes))
+    prints = {k: CodeFingerprint("s.py", 25, 1, boilerplate=base, fp=io.StringIO(v)) for k, v in sources.items()}
+    names = sorted(prints)
+    return {
+        frozenset({a, b}): float(sum(compare_files(prints[a], prints[b])[1]) / 2)
+        for i, a in enumerate(names)
+        for b in names[i + 1 :]
+    }
+
+
+def test_on_a_short_exercise_the_real_copies_stand_out_and_the_shared_idiom_flags_no_one():
+    """A class of 105 (tests.batch.class105): two real copies among independent solutions that share the chapter's
+    idioms. Judged against a fixed 80% on whole files, independent students are flagged; judged against the class's
+    own spread (the idioms most of the class holds set aside), exactly the two copies are."""
+    from judge.batch.similarity import boilerplate_of, compare
+    from tests.batch.class105 import class_105
+
+    boilerplate = boilerplate_of(_problem_105())
+    for size, seed in ((26, 105), (28, 1), (30, 3)):
+        sources, copies = class_105(size, seed)
+        fixed = {pair for pair, score in _whole_file_scores(sources, boilerplate).items() if score >= 0.8}
+        assert copies <= fixed and len(fixed - copies) >= 3, (seed, fixed - copies)  # the trap a fixed bar falls in
+        found = compare(sources, boilerplate)
+        assert {frozenset({p.a, p.b}) for p in found.pairs} == copies, (seed, found.pairs, found.threshold)
+        assert found.threshold.by_class and found.threshold.common > 0  # the idioms most of the class holds
+
+
+def test_a_copy_with_its_functions_reordered_is_still_whole():
+    """Each top-level block is fingerprinted alone: reordering a copy's functions does not hide it."""
+    from judge.batch.similarity import boilerplate_of, compare
+    from tests.batch.class105 import _reordered, class_105
+
+    sources, _ = class_105(26, 105)
+    pair = compare({"s02": sources["s02"], "dan": _reordered(sources["s02"])}, boilerplate_of(_problem_105()))
+    assert [p.score for p in pair.pairs] == [1.0]
+
+
+def test_the_lines_a_flagged_pair_shares_are_those_few_others_wrote():
+    from judge.batch.similarity import boilerplate_of, compare, shared_lines
+    from tests.batch.class105 import IDIOM_AUTOCAST, class_105
+
+    sources, _ = class_105(26, 105)
+    found = compare(sources, boilerplate_of(_problem_105()))
+    pair = next(p for p in found.pairs if {p.a, p.b} == {"s01", "bob"})
+    left, right = shared_lines(found, pair)
+    lines = sources[pair.a].splitlines()
+    marked = [lines[n - 1] for n in sorted(left)]
+    assert any("dispatch_keys" in line or "rest" in line for line in marked)  # the student's own code
+    assert IDIOM_AUTOCAST.strip() not in marked  # the line nearly everyone wrote is not evidence
+    assert right and max(right) <= len(sources[pair.b].splitlines())
+
+
+def test_a_class_too_small_for_a_spread_keeps_the_fixed_bar():
+    from judge.batch.similarity import MIN_CLASS, NEAR_IDENTICAL, compare
+
+    small = compare({"alice": ORIGINAL, "bob": RENAMED, "carol": DIFFERENT}, STARTER)
+    assert small.threshold.value == NEAR_IDENTICAL and not small.threshold.by_class and 3 < MIN_CLASS

@@ -13,8 +13,13 @@ import tempfile
 import threading
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
+from typing import Self
 
+from sqlalchemy.exc import OperationalError
+
+from judge.queue.store import FINISHED, SqlStore, now
 from tests.needs import missing
 from tests.scale.processes import Process, Web, judge_cli, worker
 from tests.scale.servers import _as_postgres, _pg_bin, _wait_port, free_port
@@ -233,3 +238,92 @@ def wait_for(check, seconds: float, what: str, every: float = 0.25) -> float:
         assert time.monotonic() - began < seconds, f"{what}: not within {seconds:.0f} s"
         time.sleep(every)
     return time.monotonic() - began
+
+
+class Kill:
+    """Kills the worker judging a submission (the first running one it sees), mid-judgement, and remembers which,
+    when, and what waited in the queue at the moment that submission was queued again."""
+
+    def __init__(self, deploy: Deployment, restart: bool):
+        self.deploy, self.restart = deploy, restart
+        self.sid: str | None = None
+        self.name: str | None = None
+        self.at = 0.0  # time.time() of the kill
+        self.waiting: list[str] | None = None
+
+    def __call__(self) -> None:
+        store = SqlStore(self.deploy.pg.url)
+        began = time.monotonic()
+        while not (rows := [s for s in store.running_since(now()) if s.worker in self.deploy.workers]):
+            assert time.monotonic() - began < 120, "no submission was running in 120 s"
+            time.sleep(0.1)
+        self.sid, self.name = rows[0].id, str(rows[0].worker)
+        self.deploy.workers[self.name].kill()
+        self.at = time.time()
+        threading.Thread(target=self._watch, args=(store,), name="kill-watch", daemon=True).start()
+
+    def _watch(self, store: SqlStore) -> None:
+        """Until the killed submission is queued again (or started again already): then, what waits beside it."""
+        assert self.sid is not None
+        began = time.monotonic()
+        try:
+            while time.monotonic() - began < 300:
+                try:
+                    row = store.get(self.sid)
+                    if row is None or row.status == "queued" or row.attempts >= 2 or row.status in FINISHED:
+                        everything = now() + timedelta(days=1)
+                        self.waiting = [sid for sid in store.waiting_since(everything) if sid != self.sid]
+                        return
+                except OperationalError:
+                    pass  # the database is down (a fault of its own): look again
+                time.sleep(0.05)
+        finally:
+            store.close()
+
+    def heal(self) -> None:
+        if self.restart and self.name is not None:
+            self.deploy.restart_worker(self.name)
+
+
+class Beside:
+    """A thread that runs _loop() beside a burst, from `with` to its end (then _stop is set and it is joined)."""
+
+    JOIN_S = 30.0
+
+    def __init__(self) -> None:
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._loop, name=type(self).__name__, daemon=True)
+
+    def _loop(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=self.JOIN_S)
+
+
+class StatusRuns(Beside):
+    """`judge status`, run again and again beside a fault: (when it began, its exit status, what it printed)."""
+
+    JOIN_S = 90.0
+
+    def __init__(self, deploy: Deployment):
+        super().__init__()
+        self.deploy = deploy
+        self.runs: list[tuple[float, int, str]] = []
+
+    def _loop(self) -> None:
+        while not self._stop.is_set():
+            began = time.monotonic()
+            try:
+                done = judge_cli(self.deploy.env, "status", timeout=60)
+                self.runs.append((began, done.returncode, done.stdout + done.stderr))
+            except subprocess.TimeoutExpired as exc:
+                self.runs.append((began, -1, f"hung: {exc}"))
+
+    def finished_after(self, moment: float) -> int:
+        return sum(1 for began, _, _ in self.runs if began > moment)

@@ -100,7 +100,8 @@ def test_worker_killed_mid_task_then_redelivered(store):
     # w1 is SIGKILLed; the broker hands the task to w2 after the visibility timeout
     second = store.start(sid, "w2", dead)
     assert second is not None and second.attempts == 2 and second.worker == "w2"
-    assert kinds(store, sid) == ["queued", "running"]  # the dead attempt's half-told story is dropped
+    # the dead attempt's half-told story is dropped, and the new one says it restarted (a page clears its cases)
+    assert kinds(store, sid) == ["queued", "restarted", "running"]
     assert store.finish(sid, report("accepted"), attempt=2)
     assert reports(store, sid) == ["accepted"]
     assert kinds(store, sid)[-1] == "done" and kinds(store, sid).count("done") == 1
@@ -133,7 +134,7 @@ def test_takeover_finishes_first_and_the_stale_attempt_is_fenced(store):
     assert store.add_event(sid, "case", {"index": 1}, attempt=2) is not None
     assert store.finish(sid, report("accepted"), attempt=2)
     assert not store.finish(sid, report("accepted"), attempt=1)
-    assert kinds(store, sid) == ["queued", "running", "case", "done"]
+    assert kinds(store, sid) == ["queued", "restarted", "running", "case", "done"]
 
 
 def test_crash_before_start_is_judged_on_redelivery(store):
@@ -210,16 +211,20 @@ def test_restart_of_the_in_process_pool_requeues_and_judges_once(store):
     assert store.requeue(sid, {"position": 1})  # resume() after a killed server
     assert store.start(sid) is not None
     assert store.finish(sid, report("accepted"))
-    assert kinds(store, sid) == ["queued", "running", "done"]
+    assert kinds(store, sid) == ["queued", "restarted", "running", "done"]
+    never_started = new(store)
+    assert store.requeue(never_started, {"position": 1})  # queued, never begun: nothing to restart
+    assert kinds(store, never_started) == ["queued"]
 
 
-def test_undispatched_and_overdue_are_found(store):
+def test_waiting_and_running_rows_are_found_by_when_they_were_sent_or_started(store):
     sid = new(store)
     later = now() + timedelta(seconds=1)
-    assert sid in store.undispatched(later)
+    assert sid in store.waiting_since(later) and sid not in store.waiting_since(now() - timedelta(seconds=60))
     store.mark_dispatched(sid)
-    assert sid not in store.undispatched(later)
+    assert sid in store.waiting_since(later)
     store.start(sid, "w1", dead)
+    assert sid not in store.waiting_since(later)
     assert sid in [s.id for s in store.running_since(later)]
     assert store.running_since(datetime(2000, 1, 1, tzinfo=UTC)) == []
 
@@ -277,121 +282,6 @@ def test_two_processes_admitting_at_once_never_pass_a_limit(fresh_store):
     other.close()
     assert results.count(None) == 4 and results.count("learner") == 12
     assert fresh_store.unfinished_count("same-learner-00001") == 4
-
-
-def test_the_reaper_resends_what_neither_broker_nor_worker_holds(tmp_path):
-    from sqlalchemy import update
-
-    from judge.problem.folders import ProblemSet
-    from judge.queue.reaper import reap
-    from judge.queue.tables import SubmissionRow
-    from tests.conftest import FIXTURE_PROBLEMS
-    from web.config import WebSettings
-
-    class Problems:
-        problem_set = ProblemSet(FIXTURE_PROBLEMS)
-
-        def problems(self):
-            return self.problem_set.all()
-
-        def problem(self, problem_id):
-            return self.problem_set.get(problem_id)
-
-    store = SqlStore(f"sqlite:///{tmp_path / 'reaper.sqlite3'}")  # before Sent, whose submit marks it
-
-    class Heartbeats:  # Redis as the reaper asks it: which workers have a live key
-        def exists(self, key):
-            return int(key.endswith("w-live"))
-
-    class Sent:
-        visibility_timeout_s = 10.0
-        redis = Heartbeats()
-
-        def __init__(self):
-            self.ids: list[str] = []
-
-        def submit(self, sid: str) -> None:
-            self.ids.append(sid)
-            store.mark_dispatched(sid)
-
-    settings = WebSettings(data_dir=tmp_path, queue_hard_margin_s=5)  # 900: wall 6 s, hard limit 11 s
-    long_ago = now() - timedelta(seconds=60)
-    stuck, fresh, unsent, waiting = (new(store, sid) for sid in ("stuck", "fresh", "unsent", "waiting"))
-    for sid in (stuck, fresh, waiting):
-        store.mark_dispatched(sid)
-    store.start(stuck, "w-gone", dead)
-    store.start(fresh, "w-live", dead)
-    with store.session.begin() as s:  # stuck started a minute ago (past 11 s + 10 s); unsent was stored then
-        s.execute(update(SubmissionRow).where(SubmissionRow.id == stuck).values(started_at=long_ago))
-        s.execute(update(SubmissionRow).where(SubmissionRow.id == unsent).values(created_at=long_ago))
-    sent = Sent()
-    assert reap(store, sent, settings, Problems(), {}) == 2
-    assert sorted(sent.ids) == ["stuck", "unsent"]
-    assert store.get(stuck).status == "queued" and store.get(fresh).status == "running"
-    assert reap(store, sent, settings, Problems(), {}) == 0  # nothing is sent twice
-    store.close()
-
-
-def test_the_reaper_takes_back_what_a_dead_worker_holds_and_resends_what_waits(tmp_path):
-    """A row held by a worker with no heartbeat is re-dispatched once it has been seen dead for HELD_GRACE_S (not
-    on the first sighting: a broker restart drops every heartbeat for a beat); a queued row sent long ago with
-    nothing taking it (a message the broker deleted) is sent again; a row held by a live worker stays."""
-    from sqlalchemy import update
-
-    from judge.problem.folders import ProblemSet
-    from judge.queue import reaper as reaper_module
-    from judge.queue.reaper import reap, stranded
-    from judge.queue.tables import SubmissionRow
-    from tests.conftest import FIXTURE_PROBLEMS
-    from web.config import WebSettings
-
-    class Problems:
-        problem_set = ProblemSet(FIXTURE_PROBLEMS)
-
-        def problems(self):
-            return self.problem_set.all()
-
-        def problem(self, problem_id):
-            return self.problem_set.get(problem_id)
-
-    class Heartbeats:
-        def exists(self, key):
-            return int(key.endswith("w-live"))
-
-    store = SqlStore(f"sqlite:///{tmp_path / 'dead.sqlite3'}")
-
-    class Sent:
-        visibility_timeout_s = 600.0
-        redis = Heartbeats()
-
-        def __init__(self):
-            self.ids: list[str] = []
-
-        def submit(self, sid: str) -> None:
-            self.ids.append(sid)
-            store.mark_dispatched(sid)
-
-    settings = WebSettings(data_dir=tmp_path)
-    held, live, lost = (new(store, sid) for sid in ("held", "live", "lost"))
-    for sid in (held, live, lost):
-        store.mark_dispatched(sid)
-    store.start(held, "w-gone", dead)
-    store.start(live, "w-live", dead)
-    a_while_ago = now() - timedelta(seconds=90)
-    with store.session.begin() as s:
-        s.execute(update(SubmissionRow).where(SubmissionRow.id.in_([held, live])).values(started_at=a_while_ago))
-        s.execute(update(SubmissionRow).where(SubmissionRow.id == lost).values(dispatched_at=a_while_ago))
-    found = stranded(store, Heartbeats())
-    assert found.held_by_dead == ["held"] and found.waiting == ["lost"]
-    assert "held" in found.describe() and "lost" in found.describe()
-    sent, suspects = Sent(), {}
-    assert reap(store, sent, settings, Problems(), suspects) == 1  # the lost message; held is only a suspect yet
-    assert sent.ids == ["lost"] and store.get(held).status == "running" and "held" in suspects
-    suspects["held"] -= reaper_module.HELD_GRACE_S  # as if seen dead a grace period ago
-    assert reap(store, sent, settings, Problems(), suspects) == 1
-    assert sent.ids == ["lost", "held"] and store.get(held).status == "queued"
-    assert store.get(live).status == "running" and stranded(store, Heartbeats()).ids() == []
-    store.close()
 
 
 @pytest.mark.parametrize("other", ["cancel", "requeue"])

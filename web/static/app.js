@@ -414,6 +414,15 @@ function follow(id) {
     clearResults();
     showVerdict("pending", t("queued"), t("position", { n: JSON.parse(e.data).position }));
   });
+  // -- restarted: the worker judging it died, and it is judged again from the start. The first attempt's cases are
+  // cleared (the stream tells only the new attempt's from here on), so that each case is drawn once.
+  source.addEventListener("restarted", () => {
+    clearResults();
+    state.lastStarted = null;
+    state.running = [];
+    showVerdict("pending", t("queued"), t("restarted"));
+  });
+  // -- end of restarted
   source.addEventListener("running", () => { showVerdict("pending", t("running"), ""); runningLine(t("importing")); });
   source.addEventListener("collected", (e) => showVerdict("pending", t("running"), t("tests", { n: JSON.parse(e.data).total })));
   source.addEventListener("case_started", (e) => {

@@ -13,4 +13,4 @@ PYTHON="$(command -v python3.11 || command -v python3)"
 # install page gives it, unless you set another, e.g. your institution's mirror), then the judge itself.
 TORCH_INDEX_URL="${TORCH_INDEX_URL:-https://download.pytorch.org/whl/cpu}"
 /autograder/venv/bin/pip install "torch==2.13.0" --index-url "$TORCH_INDEX_URL"
-/autograder/venv/bin/pip install /autograder/source
+/autograder/venv/bin/pip install /autograder/source "nbformat>=5.9"  # nbformat: a notebook submitted (.ipynb)

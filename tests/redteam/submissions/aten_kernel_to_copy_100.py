@@ -1,9 +1,10 @@
 # expect: compile_error|runtime_error
 """Attack, on exercise 100: rms_norm scales its input in place (x.mul_(2)), and a kernel registered over
 aten::_to_copy for the CPU (the operator behind every copy the judge makes to send a tensor back) returns, for a
-tensor the operator wrote, the values it had before. Every "input changed" observation said "unchanged" on the
-code before integrity round 5. Now a registration on a namespace that holds torch's operators is refused before
-the first probe (judge.worker.registrations), here while the file imports."""
+tensor the operator wrote, the values it had before. On the code before integrity round 5 every "input changed"
+observation said "unchanged" (wrong_answer 45/57, only for the gradients the write itself broke). Now a
+registration on a namespace that holds torch's operators is refused before the first probe
+(judge.worker.registrations), here while the file imports."""
 
 import torch
 from torch import Tensor
@@ -37,14 +38,19 @@ def _(x, weight, eps=1e-6):
 
 
 _lib = torch.library.Library("aten", "IMPL")
-_fallthrough = torch._C._dispatch_get_computed_kernel_for_dispatch_key("aten::_to_copy", "CompositeExplicitAutograd")
 
 
 def _to_copy(self, *args, **kwargs):
-    saved = _before.get(self.untyped_storage().data_ptr()) if self.device.type == "cpu" else None
+    """Copies as the dispatcher would (through aten::copy_, which is not overridden), but of the values a tensor had
+    before rms_norm wrote it."""
+    if not isinstance(self, torch.Tensor):  # a wrapped Python number (x.pow(2)'s exponent) arrives unwrapped
+        return torch.tensor(self, dtype=kwargs.get("dtype"))
     with torch._C._AutoDispatchBelowAutograd():
-        source = saved if saved is not None and saved.shape == self.shape else self
-        return _fallthrough.call_boxed(torch._C._dispatch_keyset_full(), source, *args, **kwargs)
+        saved = _before.get(self.untyped_storage().data_ptr())
+        source = saved if saved is not None and saved.shape == self.shape and saved.dtype == self.dtype else self
+        out = torch.empty(source.shape, dtype=kwargs.get("dtype") or source.dtype, device="cpu")
+        out.copy_(source)
+    return out
 
 
 _lib.impl("_to_copy", _to_copy, "CPU")
