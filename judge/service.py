@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -11,10 +12,14 @@ from judge.flags import report_flags
 from judge.grading.judgement import Judgement, Runtime
 from judge.grading.passes import grade_once
 from judge.grading.precheck import compile_failure, not_compiled
+from judge.grading.trying import try_input
 from judge.problem.folders import Problem, ProblemSet, require_needs
+from judge.problem.hints import attach_hints
+from judge.report.catalog import say
 from judge.report.events import EventSink
 from judge.report.i18n import Lang
 from judge.report.models import Mode, Report, internal_error
+from judge.report.trying import TryResult
 from judge.runners import Runner, canary
 from judge.runners import plan as tier_plans
 from judge.runners.base import WORKER_PRELOAD
@@ -24,6 +29,7 @@ from judge.versions import judge_versions
 from sandbox import ZygoteClient
 from sandbox.client import fork_unsafe
 
+log = logging.getLogger("judge.service")
 CHECKER_PRELOAD = ["torch", "torch._dynamo", "pytest", "judge.checker.run"]
 
 
@@ -94,6 +100,7 @@ class Judge:
                 with self._lock:
                     self._in_flight -= 1
         report.duration_s = round(time.monotonic() - started, 3)
+        attach_hints(problem, report.cases)  # the hint ladder of each check that did not pass (feedback only)
         report.versions = self.versions()
         report.problem_digest = problem.digest
         # For instructors: constructs to look at, tampering, and the grading's own (a GPU tier with native code).
@@ -126,6 +133,25 @@ class Judge:
         except Exception as exc:  # noqa: BLE001 - any judge fault becomes an internal_error report, never a crash
             self._discard_zygotes()
             return internal_error(problem.id, mode, f"{type(exc).__name__}: {exc}", what="judge")
+
+    def try_input(
+        self, problem_id: str, source_code: str | bytes, input_text: str, display_name: str | None = None
+    ) -> TryResult:
+        """Run the learner's operator and the reference on an input the learner wrote (judge.grading.trying): no
+        verdict, only public behaviour. JudgeError for a bad request (no Try here, an input that does not read)."""
+        judgement = self.judgement(problem_id, source_code, "run", display_name)
+
+        def runtime() -> Runtime:
+            return Runtime(runners=self._runner, checker_zygote=self._warm(), settings=self.settings)
+
+        try:
+            return try_input(judgement, runtime, input_text)
+        except JudgeError:
+            raise
+        except Exception:  # a fault of the judge's is an internal result, never a crash (and said in the log)
+            log.exception("a Try of exercise %s failed", problem_id)
+            self._discard_zygotes()
+            return TryResult(problem=judgement.problem.id, op="", status="internal", message=say("try.internal"))
 
     def versions(self) -> dict[str, str]:
         return judge_versions()

@@ -22,7 +22,7 @@ from judge.queue.store import SqlStore, Store
 from judge.report.catalog import say
 from judge.report.i18n import Lang
 from judge.report.textsafe import valid
-from web import api, ops, pages, stream
+from web import api, learner, ops, pages, stream
 from web.broadcast import Broadcast
 from web.config import WebSettings
 from web.dispatch import Dispatcher
@@ -181,6 +181,7 @@ def create_app(
     app.include_router(api.router)
     app.include_router(stream.router)
     app.include_router(pages.router)
+    app.include_router(learner.router)  # Try, the progress shared with the terminal, the learner's guide
     app.include_router(ops.router)
     app.mount("/static", StaticFiles(directory=pages.STATIC), name="static")
     lti_wiring.install(app)  # the LTI 1.3 tool (web/lti): /lti routes, LTI sessions

@@ -17,11 +17,25 @@ class WebSettings(QueueSettings):
     model_config = SettingsConfigDict(env_prefix="PRACTICE_", extra="ignore")
 
     max_body_bytes: int = Field(2 << 20, ge=1024, description="Largest request body accepted (bytes); more get 413.")
+    try_slots: int = Field(
+        2, ge=0, description="Tries (POST /api/try) this web process runs at once; more get 503; 0: no Try here."
+    )
+    share_progress: bool | None = Field(
+        None,
+        description="Show the terminal's progress on the page and record the page's for the terminal's --list, in "
+        "data_dir/progress.json (judge.queue.progress). Default: on for the learner's own `judge serve` (the "
+        "in-process pool over the SQLite default), off for a deployment (a queue or another database).",
+    )
     cookie_secret: SecretStr | None = Field(
         None,
         description="The key that signs learner cookies; default: a random key kept in data_dir/cookie-secret. Give "
         "every web process of one deployment the same key.",
     )
+
+    def shares_progress(self) -> bool:
+        if self.share_progress is not None:
+            return self.share_progress
+        return not self.queue_url and not self.database_url
 
     def cookie_key(self) -> bytes:
         """The learner cookie's signing key: the configured one, else this host's own (created once, mode 0600)."""

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import threading
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from judge.problem.folders import Problem
 from judge.report.events import EventSink
 from judge.report.models import Mode, Report
+from judge.report.trying import TryResult
 from judge.settings import Settings
 
 
@@ -31,3 +32,14 @@ class JudgeLike(Protocol):
         display_name: str | None = None,
         cancel: threading.Event | None = None,
     ) -> Report: ...
+
+
+@runtime_checkable
+class TriesInput(Protocol):
+    """A judge that also runs Try (judge.Judge does; a test's fake judge may not: the page then offers none)."""
+
+    def try_input(
+        self, problem_id: str, source_code: str, input_text: str, /, display_name: str | None = None
+    ) -> TryResult:
+        """Your own input (judge.grading.trying): JudgeError for a bad request, else a TryResult."""
+        ...

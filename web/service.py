@@ -9,6 +9,7 @@ from typing import Any
 
 from judge.errors import JudgeError
 from judge.problem.folders import Problem
+from judge.queue import progress
 from judge.queue.judging import judge_submission
 from judge.queue.store import Limits, SqlStore, Store, Submission
 from judge.queue.tally import LocalTally, Tally
@@ -76,6 +77,9 @@ class WebService:
         started = time.monotonic()
         report = judge_submission(self.store, self._grade, submission_id, self.broadcast.publish, cancel)
         stored = self.store.get(submission_id) if report is not None else None
+        if report is not None and stored is not None and self.settings.shares_progress():  # the terminal's --list
+            whole = "skipped" not in report.tiers.values()
+            progress.record(self.settings.data_dir, "page", stored.problem_id, report.verdict.value, stored.mode, whole)
         if report is not None and stored is not None and stored.finished_at is not None:
             latency = (stored.finished_at - stored.created_at).total_seconds()
             self.tally.judged(stored.problem_id, report.verdict.value, latency, time.monotonic() - started)

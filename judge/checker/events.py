@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import socket
 from collections.abc import Iterator
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import BaseModel, Field, TypeAdapter
 
@@ -17,6 +17,7 @@ from judge.report.i18n import Text
 from judge.report.models import Outcome
 from judge.report.optrace import Trace
 
+T = TypeVar("T")
 MAX_TRACE_FRAME = 256 << 10  # a traced call's inputs: exercise-sized tensors; a larger call is not traced
 
 
@@ -128,6 +129,12 @@ class EventWriter:
 
 def read_events(sock: socket.socket, max_line: int = 1 << 20) -> Iterator[CheckerEvent]:
     """Yield events until the checker closes its end; a line over max_line ends the stream."""
+    return read_lines(sock, CHECKER_EVENT, max_line)
+
+
+def read_lines(sock: socket.socket, adapter: TypeAdapter[T], max_line: int = 1 << 20) -> Iterator[T]:
+    """Yield one `adapter`-validated object per line until the peer closes its end; a line over max_line ends the
+    stream (a Try's checkers send events of their own: judge.report.trying)."""
     buf = b""
     while True:
         chunk = sock.recv(65536)
@@ -136,6 +143,6 @@ def read_events(sock: socket.socket, max_line: int = 1 << 20) -> Iterator[Checke
         buf += chunk
         while b"\n" in buf:
             line, buf = buf.split(b"\n", 1)
-            yield CHECKER_EVENT.validate_json(line)
+            yield adapter.validate_json(line)
         if len(buf) > max_line:
             raise ValueError("checker event line too long")

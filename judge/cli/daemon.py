@@ -137,11 +137,11 @@ class WarmJudge:
         elif op == "stop":
             send(conn, {"stopping": True, "pid": os.getpid()})
             self.stop()
-        elif op == "grade":
+        elif op in ("grade", "try"):
             with self.lock:
                 self.active += 1
             try:
-                self._grade(conn, request)
+                (self._grade if op == "grade" else self._try)(conn, request)
             finally:
                 with self.lock:
                     self.active -= 1
@@ -176,13 +176,33 @@ class WarmJudge:
             return f"the files of problem {problem.id} changed"
         return ""
 
-    def _grade(self, conn: socket.socket, request: dict[str, Any]) -> None:
+    def _refused_stale(self, conn: socket.socket, request: dict[str, Any]) -> bool:
         stale = self._stale(request)
         if stale:
             # Free the path before answering: the client retries at once, and must find no socket (so it starts a
             # fresh judge), not this one's listener, which takes no more connections.
             self.stop()  # this one ends when its runs do
             send(conn, {"stale": stale})
+        return bool(stale)
+
+    def _try(self, conn: socket.socket, request: dict[str, Any]) -> None:
+        """`judge try`: the learner's operator and the reference on the learner's own input (no events)."""
+        if self._refused_stale(conn, request):
+            return
+        try:
+            result = self.judge().try_input(
+                str(request["problem"]),
+                base64.b64decode(request["source"]),
+                str(request["input"]),
+                display_name=request.get("display_name"),
+            )
+        except JudgeError as exc:
+            send(conn, {"error": {"kind": type(exc).__name__, "text": exc.text.model_dump()}})
+            return
+        send(conn, {"result": result.model_dump(mode="json")})
+
+    def _grade(self, conn: socket.socket, request: dict[str, Any]) -> None:
+        if self._refused_stale(conn, request):
             return
         sending, gone = threading.Lock(), threading.Event()
 

@@ -28,6 +28,7 @@ from judge.report.catalog import say
 from judge.report.events import EVENT, EventSink
 from judge.report.i18n import Lang, Text
 from judge.report.models import Mode, Report
+from judge.report.trying import TryResult
 from judge.settings import Settings
 
 START_TIMEOUT_S = 120.0  # a cold start imports the judge (seconds, more on a busy machine)
@@ -48,20 +49,47 @@ def grade(
 ) -> Report | None:
     """The warm judge's report; JudgeError as in-process; None: judge in-process (after saying why, if it matters,
     in settings.lang)."""
-    lang = settings.lang
-    settings = _absolute(settings)
-    path = socket_path(settings, identity(settings))
-    if path is None:
-        return None
     request = {
         "op": "grade",
-        "problem": problem.id,
-        "digest": problem.digest,
         "source": base64.b64encode(source).decode("ascii"),
         "mode": mode,
         "display_name": display_name,
         "events": on_event is not None,
     }
+    answer = _ask(settings, problem, request, on_event, err)
+    return Report.model_validate(answer["report"]) if answer is not None else None
+
+
+def try_input(
+    settings: Settings, problem: Problem, source: bytes, input_text: str, display_name: str, err: Console
+) -> TryResult | None:
+    """The warm judge's Try (judge.grading.trying); JudgeError as in-process; None: try it in-process."""
+    request = {
+        "op": "try",
+        "source": base64.b64encode(source).decode("ascii"),
+        "input": input_text,
+        "display_name": display_name,
+    }
+    answer = _ask(settings, problem, request, None, err)
+    return TryResult.model_validate(answer["result"]) if answer is not None else None
+
+
+def _ask(
+    settings: Settings,
+    problem: Problem,
+    request: dict[str, Any],
+    on_event: EventSink | None,
+    err: Console,
+) -> dict[str, Any] | None:
+    """Send `request` about `problem` to the warm judge (starting it, replacing a stale one once) and return its
+    answer ({"report": ...} or {"result": ...}); JudgeError as in-process; None: do it in-process instead (after
+    saying why, if it matters, in settings.lang)."""
+    lang = settings.lang
+    settings = _absolute(settings)
+    path = socket_path(settings, identity(settings))
+    if path is None:
+        return None
+    request = {**request, "problem": problem.id, "digest": problem.digest}
     timeout = 2 * problem.meta.limits.wall_s + START_TIMEOUT_S  # hidden events come only when their pass ends
     for _attempt in range(2):  # a stale judge stops and frees the path; the second try starts a fresh one
         request["identity"] = identity(settings)  # again: what changed may be this checkout, since the first try
@@ -86,7 +114,7 @@ def grade(
             continue
         if "error" in answer:
             raise _error(answer["error"])
-        return Report.model_validate(answer["report"])
+        return answer
     err.print(say("daemon.changing").get(lang))  # still changing (files being edited): judge here
     return None
 
@@ -127,7 +155,7 @@ def _exchange(conn: socket.socket, request: dict[str, Any], on_event: EventSink 
             if on_event is not None:
                 on_event(EVENT.validate_python(message["event"]))
             continue
-        if {"report", "error", "stale"} & message.keys():
+        if {"report", "result", "error", "stale"} & message.keys():
             return message
         raise Lost
 
@@ -251,25 +279,37 @@ def _alive(pid: int) -> bool:
         return True
 
 
+def statuses(settings: Settings) -> list[dict[str, Any]]:
+    """What each warm local judge of this user says of itself (`judge daemon status --json`), with its socket."""
+    return [{**answer, "socket": str(path)} for path in daemons(settings) if (answer := ask(path, "status"))]
+
+
 def status_lines(settings: Settings) -> list[str]:
-    lang, lines = settings.lang, []
-    for path in daemons(settings):
-        answer = ask(path, "status")
-        if answer is None:
-            continue
+    """`judge daemon status` in sentences, in the learner's language: how many, and for each what it judges, how
+    long it has been idle and will wait, and the judging settings in which it differs from this terminal's."""
+    lang, found = settings.lang, statuses(settings)
+    if not found:
+        return [say("daemon.none").get(lang)]
+    defaults = settings.model_dump(mode="json")
+    lines = [say("daemon.count", n=len(found)).get(lang)]
+    for answer in found:
         ident = answer.get("identity", {})
-        lines.append(
-            say(
-                "daemon.status",
-                pid=answer.get("pid"),
-                problems=ident.get("problems_dir", "?"),
-                judge=ident.get("judge", "?"),
-                torch=ident.get("torch", "?"),
-                busy=answer.get("busy", 0),
-                idle=answer.get("idle_s", 0),
-                limit=answer.get("idle_limit_s", 0),
-                socket=path,
-            ).get(lang)
+        idle, limit = float(answer.get("idle_s", 0)), float(answer.get("idle_limit_s", 0))
+        busy = int(answer.get("busy", 0))
+        held = dict(ident.get("settings", {}))
+        changed = {k: v for k, v in held.items() if k in defaults and defaults[k] != v and k != "problems_dir"}
+        pairs = ", ".join(f"{k}={json.dumps(v)}" for k, v in sorted(changed.items()))
+        said = say(
+            "daemon.status",
+            pid=answer.get("pid"),
+            problems=ident.get("problems_dir", "?"),
+            judge=ident.get("judge", "?"),
+            torch=ident.get("torch", "?"),
+            busy=say("daemon.busy", n=busy) if busy else say("daemon.not_busy"),
+            idle=idle,
+            left=max(0.0, limit - idle),
+            socket=answer["socket"],
         )
-        lines.append("  " + json.dumps(ident.get("settings", {}), sort_keys=True))
-    return lines or [say("daemon.none").get(lang)]
+        settings_said = say("daemon.settings_differ", pairs=pairs) if pairs else say("daemon.settings_default")
+        lines.append("  " + (said + Text(zh="", en=" ") + settings_said).get(lang))
+    return lines

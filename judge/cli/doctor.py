@@ -7,6 +7,8 @@ import os
 import platform
 import sys
 
+from judge.cli import doctor_words as words
+from judge.report.catalog import say
 from judge.settings import Settings
 from judge.versions import installed_version
 
@@ -55,18 +57,25 @@ def _live_check(settings: Settings) -> tuple[list[tuple[str, str]], dict[str, st
     ], facts.layers
 
 
-def _runner_rows(settings: Settings) -> list[tuple[str, str]]:
-    """Which runner judges each problem (and each tier), and why."""
+def _plans(settings: Settings) -> tuple[list[tuple[str, str]], list[tuple[str, str, str, str | None]]]:
+    """Which runner judges each problem (and each tier), and why: rows for --json, and (problem, device, CPU
+    runner, GPU runner or None) for the sentences."""
     from judge.problem.folders import ProblemSet  # noqa: PLC0415
     from judge.runners import plan as tier_plans  # noqa: PLC0415
 
     try:
         problems = ProblemSet(settings.problems_dir).all()
     except Exception as exc:  # noqa: BLE001 - the doctor reports, it does not crash
-        return [("problems", f"could not be loaded: {exc}")]
+        return [("problems", f"could not be loaded: {exc}")], []
     docker_host = os.environ.get("DOCKER_HOST", "the default socket")
-    rows = [(f"{p.id}-{p.meta.slug}", tier_plans.plan(p.meta, settings).why) for p in problems]
-    return rows + [("docker engine", f"{docker_host} (used by the docker runners only)")]
+    rows: list[tuple[str, str]] = []
+    runs: list[tuple[str, str, str, str | None]] = []
+    for p in problems:
+        planned = tier_plans.plan(p.meta, settings)
+        rows.append((f"{p.id}-{p.meta.slug}", planned.why))
+        gpu = next((step.runner for step in planned.passes if step.runner in tier_plans.GPU_RUNNERS), None)
+        runs.append((p.id, p.meta.device, planned.passes[0].runner, gpu))
+    return rows + [("docker engine", f"{docker_host} (used by the docker runners only)")], runs
 
 
 def gpu_runner_status(settings: Settings, live: bool = True) -> dict[str, dict[str, object]]:
@@ -104,7 +113,7 @@ def run_doctor(settings: Settings, live: bool = True, as_json: bool = False) -> 
     # The zygote's own report is the truth; probing here (another process) is the fallback.
     plan = plan or layers.plan(JobSpec(target="-", isolate=True, memory_bytes=2 << 30))
     details = {**host.current().details(), "problems folder": str(settings.problems_dir)}
-    runners = _runner_rows(settings)
+    runners, runs = _plans(settings)
     gpu_runners = gpu_runner_status(settings, live)
     if as_json:
         print(
@@ -120,32 +129,21 @@ def run_doctor(settings: Settings, live: bool = True, as_json: bool = False) -> 
             )
         )
         return 0
-    print("practice-judge doctor")
-    _print_table(list(versions.items()))
-    print("\nisolation layers of a worker:")
-    _print_table(list(plan.items()))
-    print("\ndetails:")
-    _print_table(list(details.items()))
-    print("\nrunners (PRACTICE_SANDBOX, PRACTICE_GPU_RUNNER):")
-    _print_table(runners)
-    if gpu_runners:
-        print("\nGPU runners (the canary: CUDA, an allocation, a Triton kernel, in a sandboxed job):")
-        _print_table(
-            [
-                (name, str(seen["why"]) if seen["ready"] else f"not ready: {seen['why']}")
-                for name, seen in gpu_runners.items()
-            ]
-        )
-    if inside:
-        print("\nfrom inside a sandboxed job:")
-        _print_table(inside)
-    missing = [name for name, state in plan.items() if state != "active"]
+    lang = settings.lang
+    print(say("doctor.title").get(lang) + "\n")
     print(
-        "\n"
-        + (
-            "every layer is active"
-            if not missing
-            else f"judging works, with weaker isolation: {', '.join(missing)} not active (reasons above)"
+        say("doctor.versions", **{k: versions[k] for k in ("python", "torch", "judge", "pyseccomp", "platform")}).get(
+            lang
         )
     )
+    print()
+    print("\n".join(words.layers_said(plan, lang)))
+    print()
+    print(words.inside_said(dict(inside), lang))
+    print()
+    print("\n".join(words.runs_said(runs, lang) + words.gpu_said(gpu_runners, lang)))
+    print()
+    print(say("doctor.details").get(lang))
+    _print_table(list(details.items()))
+    print("\n" + words.verdict_said(plan, lang))
     return 0

@@ -10,6 +10,7 @@ import sys
 from judge.cli.learner_io import EXIT_USAGE, LANG_HELP, SERVER_HELP
 from judge.cli.terminal import internal_error_report, list_problems, print_error, run_problem
 from judge.errors import JudgeError, ProblemInvalid
+from judge.problem.hints import MAX_HINTS
 from judge.report.catalog import say
 from judge.settings import Settings
 
@@ -36,6 +37,15 @@ def add_arguments(parser: argparse.ArgumentParser, *, practice: bool) -> None:
     parser.add_argument(
         "--statement", action="store_true", help="print the exercise's statement (paged in a terminal), judge nothing"
     )
+    parser.add_argument(
+        "--hint",
+        type=int,
+        choices=range(1, MAX_HINTS + 1),
+        default=0,
+        metavar="N",
+        help="under each failing check, its first N hints (1 a nudge, 2 the concept and where the chapter explains "
+        "it, 3 the near-answer)",
+    )
 
 
 def settings_for(lang: str | None) -> Settings:
@@ -59,7 +69,7 @@ def run_learner(args: argparse.Namespace, settings: Settings, parser: argparse.A
             from judge.cli.statement import show_statement  # noqa: PLC0415 - rich's markdown only when asked
 
             return show_statement(args.problem, settings)
-        return run_problem(args.problem, args.path, args.json, args.public, settings, args.server)
+        return run_problem(args.problem, args.path, args.json, args.public, settings, args.server, args.hint)
     except ProblemInvalid as exc:
         if args.json:  # a broken problem is an internal error: --json callers still get a report
             report = internal_error_report(args.problem, args.public, settings.lang)

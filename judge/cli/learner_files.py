@@ -9,11 +9,19 @@ from pathlib import Path
 from typing import Any
 
 from judge.problem.folders import Problem
+from judge.queue import progress
 from judge.report.catalog import MESSAGES, say
 from judge.report.i18n import Lang
 from judge.report.models import Mode, Verdict
 
 LEDGER = ".last-verdicts.json"
+
+
+def data_dir() -> Path:
+    """The data folder the page keeps its database and progress in (PRACTICE_DATA_DIR, else the user's)."""
+    from judge.queue.settings import QueueSettings  # noqa: PLC0415 - pydantic-settings' read of the environment
+
+    return QueueSettings().data_dir
 
 
 class LearnerFiles:
@@ -46,6 +54,11 @@ class LearnerFiles:
             (self.folder / LEDGER).write_text(json.dumps(ledger, indent=1), encoding="utf-8")
         except OSError:
             pass  # a read-only checkout still judges; it just forgets
+        progress.record(data_dir(), "cli", problem.id, verdict.value, mode, whole)  # for the page (judge serve)
+
+    def page(self, problem: Problem) -> progress.Entry | None:
+        """The page's last judgement of the exercise, where `judge serve` shares this data folder (progress.json)."""
+        return progress.read(data_dir()).page.get(problem.id)
 
     def solved(self, problem: Problem) -> str | None:
         """The day the exercise was first accepted on every test here, if it was."""

@@ -89,7 +89,9 @@ class LiveMarks:
             self.close()
 
 
-def print_report(console: Console, report: PublicReport, path: str) -> None:
+def print_report(console: Console, report: PublicReport, path: str, hints: int = 0) -> None:
+    """hints: how many rungs of each failing check's hint ladder to show (`--hint N`; 0: none, and a line saying
+    that there are some)."""
     lang = report.lang
     # The machine-readable name always (learners search for it); the translation only where it adds something.
     name = verdict_name(report.verdict, lang)
@@ -105,13 +107,15 @@ def print_report(console: Console, report: PublicReport, path: str) -> None:
     if report.message and report.verdict != Verdict.accepted:
         for line in report.message.splitlines():
             console.print(Text(f"  {plain(line)}"))
-    for note in note_lines(report) + case_lines(report):
+    for note in note_lines(report) + case_lines(report, hints):
         console.print(note)
     output = report.output.rstrip("\n").splitlines()[-OUTPUT_LINES:]
     if output:  # each line already carries the fence (models.OUTPUT_MARK): nothing printed reads as ours
         console.print(say("cli.output").get(lang))
         console.print(Text("\n".join(f"  {plain(line)}" for line in output), style="dim"), highlight=False)
     if report.verdict != Verdict.accepted:
+        if not hints and any(c.hints for c in report.cases):
+            console.print(Text(say("cli.hints_available", id=plain(report.problem)).get(lang), style="cyan"))
         console.print(Text(say("cli.fix", path=plain(path)).get(lang)))
         console.print(Text(say("cli.fix_statement", id=plain(report.problem)).get(lang)))
 
@@ -122,9 +126,9 @@ def note_lines(report: PublicReport) -> list[Text]:
     return [Text("  ✓ ", style="green") + Text(plain(note)) for note in notes]
 
 
-def case_lines(report: PublicReport) -> list[Text]:
-    """One line per failing case; tests that never ran as one line; a run of cases with the same message as
-    its first case and a count."""
+def case_lines(report: PublicReport, hints: int = 0) -> list[Text]:
+    """One line per failing case, with the first `hints` rungs of its check's hint ladder; tests that never ran as
+    one line; a run of cases with the same message as its first case and a count."""
     lang, failures = report.lang, [c for c in report.cases if c.outcome != Outcome.passed]
     not_run = say("case.not_run").get(lang)
     if not report.cases and report.verdict == Verdict.compile_error:
@@ -144,8 +148,12 @@ def case_lines(report: PublicReport) -> list[Text]:
     ]
     lines: list[Text] = []
     traced = False
+    shown_checks: set[str] = set()
     for group in groups[:SHOWN_CASES]:
         lines.append(_case_line(group[0]))
+        if hints and group[0].check not in shown_checks:  # a check's ladder once, under its first failing case
+            shown_checks.add(group[0].check)
+            lines.extend(hint_lines(group[0], hints, lang))
         trace = group[0].op_trace
         if trace is not None and not traced:  # the first one only: later ones mostly repeat it
             lines.extend(trace_lines(trace))
@@ -158,6 +166,15 @@ def case_lines(report: PublicReport) -> list[Text]:
     if skipped:
         lines.append(Text(say("cli.not_run", n=len(skipped)).get(lang)))
     return lines
+
+
+def hint_lines(case: PublicCase, upto: int, lang: Lang) -> list[Text]:
+    """The first `upto` hints of the case's check, each on its own line under the case: `hint 1/3: ...`."""
+    shown = case.hints[:upto]
+    return [
+        Text(f"    {say('cli.hint_line', n=n, of=len(case.hints), text=plain(hint)).get(lang)}", style="cyan")
+        for n, hint in enumerate(shown, 1)
+    ]
 
 
 def trace_lines(trace: PublicOpTrace) -> list[Text]:

@@ -97,7 +97,9 @@ def follow(client: httpx.Client, submission_id: str, lang: Lang, on_event: Event
     )
 
 
-def run_remote(problem_id: str, path: str | None, as_json: bool, public: bool, server: str, settings: Settings) -> int:
+def run_remote(
+    problem_id: str, path: str | None, as_json: bool, public: bool, server: str, settings: Settings, hints: int = 0
+) -> int:
     """judge.cli.terminal.run_problem's output and exit status, judged by the server at `server`."""
     from judge.problem.folders import ProblemSet  # noqa: PLC0415
     from judge.source import check_source  # noqa: PLC0415
@@ -131,7 +133,7 @@ def run_remote(problem_id: str, path: str | None, as_json: bool, public: bool, s
     if as_json:
         print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False))
     else:
-        print_report(out, report, str(target))
+        print_report(out, report, str(target), hints)
     if report.verdict == Verdict.internal_error:
         return exits.USAGE
     return exits.OK if report.verdict == Verdict.accepted else exits.NOT_ACCEPTED

@@ -3,8 +3,8 @@ learner's language, rendered with rich (headings, tables, code) and paged when i
 
 from __future__ import annotations
 
-from rich.console import Console
-from rich.markdown import Markdown
+from rich.console import Console, Group
+from rich.text import Text
 
 from judge.cli.learner_io import EXIT_ACCEPTED
 from judge.report.catalog import say
@@ -12,11 +12,13 @@ from judge.settings import Settings
 
 
 def show_statement(problem_id: str, settings: Settings, console: Console | None = None) -> int:
+    from judge.cli.statement_tables import statement_blocks  # noqa: PLC0415 - markdown-it only when asked
     from judge.problem.folders import ProblemSet  # noqa: PLC0415 - keeps `--help` instant
 
     problem = ProblemSet(settings.problems_dir).get(problem_id)
     console = console or Console(soft_wrap=False)
-    body = Markdown(problem.prompt(settings.lang), code_theme="ansi_dark", hyperlinks=False)
+    blocks = statement_blocks(problem.prompt(settings.lang), settings.lang)
+    body = Group(*(part for block in blocks for part in (block, Text())))  # a blank line after each block
     footer = say("cli.statement_footer", id=problem.id).get(settings.lang)
     if console.is_terminal:
         with console.pager(styles=True):

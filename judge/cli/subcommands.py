@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 
 from judge.cli.learner_command import add_arguments, run_learner
 from judge.cli.learner_io import EXIT_USAGE, LANG_HELP
@@ -18,6 +19,8 @@ def _daemon(args: argparse.Namespace, settings: Settings) -> int:
     if args.action == "stop":
         pids = daemon_client.stop_all(settings)
         print(say("daemon.stopped", n=len(pids)).get(settings.lang))
+    elif args.json:  # the machine form: what each warm judge says of itself, as it says it
+        print(json.dumps(daemon_client.statuses(settings), ensure_ascii=False))
     else:
         print("\n".join(daemon_client.status_lines(settings)))
     return 0
@@ -62,7 +65,14 @@ def _doctor(args: argparse.Namespace, settings: Settings) -> int:
 
 # Modules that add sub-commands of their own: each has register(sub) adding a parser whose handler is
 # handler(args, settings) -> exit status. They must import nothing heavy at module level (--help stays instant).
-EXTENSIONS = ["judge.batch.command", "judge.image.command", "web.command", "web.lti.command", "judge.queue.command"]
+EXTENSIONS = [
+    "judge.cli.trying",
+    "judge.batch.command",
+    "judge.image.command",
+    "web.command",
+    "web.lti.command",
+    "judge.queue.command",
+]
 
 
 def _extensions(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -96,6 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     daemon.add_argument("action", choices=["status", "stop"])
     daemon.add_argument("--lang", choices=["zh", "en"], help=LANG_HELP)
+    daemon.add_argument("--json", action="store_true", help="status: print each warm judge's own answer as JSON")
     daemon.set_defaults(handler=_daemon)
     show = sub.add_parser("show", help="print an exercise's statement (paged in a terminal)")
     show.add_argument("problem", help="exercise number, e.g. 100")
@@ -107,6 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
     doctor = sub.add_parser("doctor", help="show which isolation layers this host offers, and why any is missing")
     doctor.add_argument("--no-live", action="store_true", help="skip the sandboxed self-test job")
     doctor.add_argument("--json", action="store_true", help="print the findings as one JSON object")
+    doctor.add_argument("--lang", choices=["zh", "en"], help=LANG_HELP)
     doctor.set_defaults(handler=_doctor)
     check = sub.add_parser("check", help="prove a problem folder sound (authors)")
     check.add_argument("problem", nargs="?")

@@ -22,19 +22,27 @@ from judge.errors import JudgeError
 from judge.problem.folders import Problem
 from judge.problem.tiers import CPU
 from judge.problem.tiers import SKIPPED as SKIPPED_TIER
-from judge.report.catalog import say
-from judge.report.i18n import Lang
+from judge.queue.progress import Entry
+from judge.report.catalog import MESSAGES, say
+from judge.report.i18n import Lang, Text
 from judge.report.models import Mode, PublicReport, Report, Verdict, internal_error
 from judge.settings import Settings
 
 
 def run_problem(
-    problem_id: str, path: str | None, as_json: bool, public: bool, settings: Settings, server: str | None = None
+    problem_id: str,
+    path: str | None,
+    as_json: bool,
+    public: bool,
+    settings: Settings,
+    server: str | None = None,
+    hints: int = 0,
 ) -> int:
+    """hints: rungs of each failing check's hint ladder to print (`--hint N`)."""
     if server:  # judged by a judge server's web API, printed the same way
         from judge.cli.server_client import run_remote  # noqa: PLC0415 - httpx only when asked for
 
-        return run_remote(problem_id, path, as_json, public, server, settings)
+        return run_remote(problem_id, path, as_json, public, server, settings, hints)
     from judge.problem.folders import ProblemSet  # noqa: PLC0415 - keeps `--help` instant
 
     lang, (out, err) = settings.lang, consoles()
@@ -56,7 +64,7 @@ def run_problem(
     if as_json:
         print(json.dumps(public_report.model_dump(mode="json"), ensure_ascii=False))
     else:
-        print_report(out, public_report, str(target))
+        print_report(out, public_report, str(target), hints)
         _notices(err, report, lang)
         if report.verdict == Verdict.accepted and not public and SKIPPED_TIER not in report.tiers.values():
             from judge.cli.statement import next_step  # noqa: PLC0415
@@ -123,14 +131,24 @@ def list_problems(settings: Settings) -> int:
         )
         difficulty = say(f"list.{problem.meta.difficulty}")
         row = say("list.row", id=f"{problem.id:>4}", title=title, difficulty=difficulty, state=files.state(problem))
-        solved = files.solved(problem)
+        page = files.page(problem)  # the browser's, where `judge serve` shares this machine's data folder
+        solved = files.solved(problem) or (page.solved if page is not None else None)
         mark = "✓" if solved else " "
         done = "  " + say("list.done", day=solved).get(settings.lang) if solved else ""
-        console.print(f"{mark}{row.get(settings.lang)}{done}{needs}", highlight=False, markup=False)
+        on_page = "  " + _page_state(page).get(settings.lang) if page is not None else ""
+        console.print(f"{mark}{row.get(settings.lang)}{done}{on_page}{needs}", highlight=False, markup=False)
         count += solved is not None
         total += 1
     console.print(say("list.done_count", done=count, total=total).get(settings.lang), highlight=False, markup=False)
     return EXIT_ACCEPTED
+
+
+def _page_state(page: Entry) -> Text:
+    """`page: accepted (all tests)`: the browser's last judgement of the exercise."""
+    known = f"verdict.{page.verdict}" in MESSAGES
+    verdict = say(f"verdict.{page.verdict}") if known else Text.same(page.verdict)
+    tests = say("list.public_tests" if page.mode == "run" else "list.all_tests")
+    return say("list.page", verdict=verdict, tests=tests)
 
 
 def print_error(exc: JudgeError, lang: Lang) -> None:

@@ -85,6 +85,20 @@ class Problem:
         return out
 
 
+class ProblemFile:
+    """A learner-facing data file in a problem folder (hints.toml, try.toml), read once by what it is for; an absent
+    file offers nothing."""
+
+    FILE = ""
+
+    def __init__(self, problem: Problem):
+        self.problem = problem
+
+    @property
+    def path(self) -> Path:
+        return self.problem.root / self.FILE
+
+
 def load_problem(root: Path) -> Problem:
     match = FOLDER.match(root.name)
     if not match:

@@ -8,9 +8,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from judge.errors import ProblemInvalid
+from judge.problem import hints as hint_files
 from judge.problem.folders import Problem
 from judge.problem.probe_rules import check_observing_file, check_probes_file
 from judge.problem.statement import unrendered
+from judge.problem.trying import FILE as TRY_FILE
+from judge.problem.trying import example_problems
 from judge.report.i18n import LANGS, Text
 from judge.report.models import Outcome, Report, Verdict
 
@@ -143,6 +147,71 @@ def hint_gaps(report: Report) -> list[str]:
     ]
 
 
+def ladder_gaps(problem: Problem) -> list[str]:
+    """What is wrong with the problem's hints file (judge.problem.hints): it does not parse, a hint misses a
+    language, a key names no test, or (where the file exists) a test has no hints."""
+    try:
+        ladder = hint_files.load(problem.root / hint_files.FILE)
+    except ProblemInvalid as exc:
+        return [exc.message]
+    if not ladder.checks:
+        return []
+    tests = hint_files.test_names(problem)
+    gaps = [f"{name}: no such test in tests/" for name in ladder.checks if name not in tests]
+    gaps += [f"{name}: no hints" for name in tests if name not in ladder.checks]
+    for name, rungs in ladder.checks.items():
+        said = [(n, missing_language(hint.text())) for n, hint in enumerate(rungs, 1)]
+        gaps += [f"{name} hint {n}: {missing}" for n, missing in said if missing]
+    return gaps
+
+
+def leaked_by_hints(report: Report, problem: Problem) -> list[str]:
+    """Hidden cases whose hints name their own parametrize id (the reference's full report has the names) where the
+    id spells an input (`float64-3d-eps0.25`, `random-257`: digits or joined words): a hidden check's hints say
+    what it checks, never which input."""
+    ladder = hint_files.ProblemHints(problem)
+    try:
+        ladder.ladder  # noqa: B018 - a file that does not parse has nothing to leak (its own check fails)
+    except ProblemInvalid:
+        return []
+    leaks = []
+    for case in report.cases:
+        ident = case.name[len(hint_files.check_name(case.name)) :].strip("[]")
+        spelled = bool(re.search(r"[0-9-]", ident))
+        if case.hidden and spelled and any(ident in h.zh or ident in h.en for h in ladder.for_case(case.name)):
+            leaks.append(f"{case.name}: a hint names {ident!r}")
+    return leaks
+
+
+SECRET_LINE = 30  # characters: a line this long from a solution or a hidden test is the author's, not a hint's
+
+
+def hints_show_no_secret(problem: Problem) -> list[str]:
+    """Hints (and Try's examples) are served to learners, so none may repeat a line of a solution, a hidden test or
+    the conftest that no public file (starter, public tests, probes, statements) shows already: the near-answer
+    is near, not the answer (the web test tests/web/test_no_leaks.py holds every route to the same rule)."""
+    served = [problem.root / name for name in (hint_files.FILE, TRY_FILE)]
+    texts = [path.read_text(encoding="utf-8") for path in served if path.is_file()]
+    if not texts:
+        return []
+    public = [problem.starter_path, problem.tests_dir / "test_public.py", problem.probes_path]
+    public_text = "\n".join(
+        p.read_text(encoding="utf-8") for p in [*public, *problem.root.glob("prompt.*.md")] if p.is_file()
+    )
+    secret = [
+        problem.tests_dir / "test_hidden.py",
+        problem.tests_dir / "conftest.py",
+        *problem.root.glob("solutions/**/*.py"),
+    ]
+    found = []
+    for path in secret:
+        for line in path.read_text(encoding="utf-8").splitlines() if path.is_file() else []:
+            line = line.strip()
+            if len(line) >= SECRET_LINE and line not in public_text and not line.startswith(("#", '"""')):
+                found += [f"{path.relative_to(problem.root)}: {line[:60]!r}" for text in texts if line in text]
+    return found
+
+
 def static_checks(problem: Problem) -> Iterator[Check]:
     """Checks that run nothing: files present, statements and titles in both languages, declarations parse."""
     for rel in REQUIRED_FILES:
@@ -159,6 +228,14 @@ def static_checks(problem: Problem) -> Iterator[Check]:
     for name, rule, mend in PROBE_RULES:
         found = [str(f) for f in rule(problem.root / "tests" / "probes.py")]
         yield Check(name, not found, 0.0, _listed(found) + (mend if found else ""))
+    gaps = ladder_gaps(problem)
+    yield Check(f"{hint_files.FILE} parses, in zh and en, for tests that exist", not gaps, 0.0, _listed(gaps))
+    secrets = hints_show_no_secret(problem)
+    yield Check(
+        "hints and Try examples repeat no line of a solution or hidden test", not secrets, 0.0, _listed(secrets)
+    )
+    gaps = example_problems(problem)
+    yield Check(f"{TRY_FILE} names probes that exist, and its examples read", not gaps, 0.0, _listed(gaps))
     started = time.monotonic()
     try:
         wrong = problem.wrong_solutions()
@@ -172,7 +249,7 @@ def static_checks(problem: Problem) -> Iterator[Check]:
         yield Check("wrong solutions declare a verdict", False, 0.0, str(exc))
 
 
-def report_checks(case: SolutionCase, check: Check, budget: float) -> Iterator[Check]:
+def report_checks(case: SolutionCase, check: Check, budget: float, problem: Problem | None = None) -> Iterator[Check]:
     """What a judged file's report must also show: hints on hidden cases (the reference), feedback in both
     languages (the starter and each wrong solution), and the reference's time within the wall limit."""
     report = check.report
@@ -189,6 +266,9 @@ def report_checks(case: SolutionCase, check: Check, budget: float) -> Iterator[C
     if case.path.name == "reference.py" and case.path.parent.name == "solutions":
         gaps = hint_gaps(report)
         yield Check("every hidden test has a hint in zh and en", not gaps, 0.0, _listed(gaps))
+        if problem is not None:
+            leaks = leaked_by_hints(report, problem)
+            yield Check("no hidden check's hints name its input", not leaks, 0.0, _listed(leaks))
     if case.expect != Verdict.accepted and report.verdict != Verdict.accepted:
         gaps = feedback_gaps(report)
         yield Check(
@@ -209,4 +289,4 @@ def check_problem(problem: Problem, grade: Callable[[str, str], Report]) -> Iter
             continue
         check = case.judge(grade, problem)
         yield check
-        yield from report_checks(case, check, problem.meta.limits.wall_s)
+        yield from report_checks(case, check, problem.meta.limits.wall_s, problem)

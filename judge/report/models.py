@@ -125,6 +125,12 @@ class CaseResult(BaseModel):
     op_trace: OpTrace | None = Field(
         None, description="A failing public case: the learner's aten ops beside the reference's (feedback only)."
     )
+    hints: list[Text] = Field(
+        default_factory=list,
+        description="A failing case: its check's hint ladder (problems/<id>/hints.toml), a nudge, the concept, the "
+        "near-answer; static texts, so a hidden case's say what it checks, never its inputs.",
+    )
+    check: str = Field("", description="The key its check's revealed hints are remembered under (judge.problem.hints).")
 
 
 class Fault(BaseModel):
@@ -198,6 +204,8 @@ class Report(BaseModel):
                         hint=case.hint.get(lang),
                         duration_s=round(case.duration_s, 3),
                         op_trace=case.op_trace.public(lang) if case.op_trace is not None else None,
+                        hints=[hint.get(lang) for hint in case.hints],
+                        check=case.check,
                     )
                 )
         return PublicReport(
@@ -244,7 +252,14 @@ def public_hidden_case(number: int, case: CaseResult, lang: Lang) -> PublicCase:
 
     No message and no duration: the submission controls both, so either could carry hidden inputs out."""
     return PublicCase(
-        name=f"hidden {number}", outcome=case.outcome, hidden=True, message="", hint=case.hint.get(lang), duration_s=0.0
+        name=f"hidden {number}",
+        outcome=case.outcome,
+        hidden=True,
+        message="",
+        hint=case.hint.get(lang),
+        duration_s=0.0,
+        hints=[hint.get(lang) for hint in case.hints],
+        check=case.check,
     )
 
 
@@ -263,6 +278,14 @@ class PublicCase(BaseModel):
     duration_s: float
     op_trace: PublicOpTrace | None = Field(
         None, description="A failing public case: where its aten ops part from the reference's (never hidden ones)."
+    )
+    hints: list[str] = Field(
+        default_factory=list,
+        description="A failing case: its check's hints in order (a nudge, the concept, the near-answer), for a front "
+        "end to reveal one at a time.",
+    )
+    check: str = Field(
+        "", description="Its check's key (the test's name; an opaque one for a hidden case): remember hints under it."
     )
 
 

@@ -164,3 +164,20 @@ def test_no_daemon_and_daemon_status_and_stop(place):
     )
     assert status.stdout.strip() == "no warm local judge is running"
     assert practice(place, "900", "good.py", "--no-daemon").returncode == 0 and not statuses(place)
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_daemon_status_reads_as_sentences_and_json_keeps_the_machine_form(place, lang):
+    from judge.report.catalog import say
+
+    practice(place, "900", write(place, "good.py", GOOD))
+    env = {**os.environ, "PRACTICE_PROBLEMS_DIR": str(place / "problems"), "PRACTICE_DAEMON_DIR": str(place / "run")}
+    judge = [sys.executable, "-m", "judge.cli", "daemon", "status"]
+    text = subprocess.run([*judge, "--lang", lang], capture_output=True, text=True, env=env, timeout=60, check=True)
+    machine = subprocess.run([*judge, "--json"], capture_output=True, text=True, env=env, timeout=60, check=True)
+    [answer] = json.loads(machine.stdout)
+    lines = text.stdout.strip().splitlines()
+    assert lines[0] == say("daemon.count", n=1).get(lang) and len(lines) == 2
+    assert "{" not in text.stdout and str(answer["pid"]) in lines[1] and answer["socket"] in lines[1]
+    assert say("daemon.settings_default").get(lang) in lines[1]  # this judge's settings are the defaults
+    assert answer["identity"]["problems_dir"] == str((place / "problems").resolve())

@@ -52,8 +52,10 @@ def test_output_shown_only_for_public_runs():
 def test_public_report_has_the_cli_contract_keys():
     data = report().public().model_dump(mode="json")
     assert {"problem", "verdict", "score", "passed", "total", "cases"} <= set(data)
-    # the contract's keys, and only the optional op trace beside them (None unless a public case failed)
-    assert set(data["cases"][0]) - {"op_trace"} == {"name", "outcome", "hidden", "message", "hint", "duration_s"}
+    # the contract's keys, and only the optional feedback beside them: the op trace (None unless a public case
+    # failed) and the hint ladder with its check's key (empty unless the case failed)
+    contract = {"name", "outcome", "hidden", "message", "hint", "duration_s"}
+    assert set(data["cases"][0]) - {"op_trace", "hints", "check"} == contract
     assert data["cases"][0]["op_trace"] is None
 
 

@@ -24,5 +24,6 @@ CASES = [(p, case) for p in PROBLEMS for case in solution_cases(p)]
 def test_solution_gets_its_verdict(judge, problem, case):
     check = case.judge(judge.grade, problem)
     assert check.ok, check.detail
-    failed = [f"{c.name}: {c.detail}" for c in report_checks(case, check, problem.meta.limits.wall_s) if not c.ok]
+    checks = report_checks(case, check, problem.meta.limits.wall_s, problem)
+    failed = [f"{c.name}: {c.detail}" for c in checks if not c.ok]
     assert not failed, failed  # hints on hidden cases, feedback in both languages, the suite within the wall limit

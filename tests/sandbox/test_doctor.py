@@ -1,4 +1,5 @@
-"""`judge doctor`: every layer with its state, versions, and a look from inside a sandboxed job; exit 0."""
+"""`judge doctor`: every layer with its state, versions, and a look from inside a sandboxed job; exit 0. The text
+reads as sentences in the learner's language; `--json` keeps the machine form."""
 
 from __future__ import annotations
 
@@ -6,6 +7,10 @@ import json
 import subprocess
 import sys
 
+import pytest
+
+from judge.cli.doctor_words import layer_name
+from judge.report.catalog import say
 from sandbox.host import LAYERS
 from sandbox.paths import REPO_ROOT
 
@@ -27,9 +32,20 @@ def test_doctor_json():
         assert found["inside"]["open an inet socket"].startswith("blocked")
 
 
-def test_doctor_text_without_live_check():
-    done = _doctor("--no-live")
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_doctor_text_reads_as_sentences_in_the_learners_language(lang):
+    done = _doctor("--no-live", "--lang", lang)
     assert done.returncode == 0, done.stderr
-    for name in LAYERS:
-        assert f"\n  {name}" in done.stdout
-    assert "torch" in done.stdout
+    found = json.loads(_doctor("--no-live", "--json").stdout)
+    out = done.stdout
+    assert out.startswith(say("doctor.title").get(lang))
+    for name, state in found["layers"].items():  # every layer by its name in this language, and why it is off
+        assert layer_name(name).get(lang) in out
+        if state != "active":
+            assert say("doctor.missing", name=layer_name(name), why=state.rstrip(".")).get(lang) in out
+    assert found["versions"]["torch"] in out and say("doctor.no_inside").get(lang) in out
+    assert ("判" in out) == (lang == "zh") and "{" not in out  # no JSON dump, no English-only framing in zh
+    last = out.strip().splitlines()[-1]
+    all_on = all(state == "active" for state in found["layers"].values())
+    weaker = say("doctor.weaker", names="").get(lang)[:6]
+    assert last == say("doctor.ok").get(lang) if all_on else last.startswith(weaker)

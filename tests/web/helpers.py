@@ -36,3 +36,15 @@ def events(client: httpx.Client, submission_id: str, lang: str = "zh", last_id: 
         assert response.status_code == 200
         assert response.headers["content-type"].startswith("text/event-stream")
         return [(i, kind, json.loads(data)) for i, kind, data in sse_events(response)]
+
+
+def fresh_problem_page(server, context, timeout_ms: int, lang: str = "zh", problem: str = "100"):
+    """A new tab on an exercise's page in `lang`, this browser's storage cleared (no draft, layout or hints kept)."""
+    page = context.new_page()
+    page.set_default_timeout(timeout_ms)
+    page.context.add_cookies([{"name": "practice_lang", "value": lang, "url": server.url}])
+    page.goto(f"{server.url}/problems/{problem}")
+    page.evaluate("localStorage.clear()")
+    page.reload()
+    page.wait_for_selector(".cm-content")
+    return page

@@ -64,11 +64,19 @@ def every_response(client) -> dict[str, str]:
         "/static/app.js",
         "/static/index.html",
         "/static/style.css",
+        "/static/learner.js",
         "/api/problems",
+        "/api/progress",
+        "/guide",
     ]:
         texts[path] = client.get(path).text
     for problem in client.get("/api/problems").json():
         texts[f"/api/problems/{problem['id']}"] = client.get(f"/api/problems/{problem['id']}").text
+        texts[f"/api/problems/{problem['id']}/try"] = client.get(f"/api/problems/{problem['id']}/try").text
+    example = client.get("/api/problems/100/try").json()[0]["example"]  # the reference runs on the learner's input
+    body = {"problem_id": "100", "code": WRONG, "input": example}
+    texts["try"] = client.post("/api/try", json=body, timeout=180).text
+    assert '"reference"' in texts["try"] and '"differences"' in texts["try"], texts["try"][:300]
     sid = submit(client, WRONG, "submit")  # a submit runs the hidden tests: their text must not come back
     for lang in ("zh", "en"):
         texts[f"events {lang}"] = str(events(client, sid, lang=lang))

@@ -13,7 +13,7 @@ from playwright.sync_api import expect
 
 from judge.report.catalog import MESSAGES
 from tests.web.conftest import REPO
-from tests.web.helpers import REFERENCE, SYNTAX_ERROR
+from tests.web.helpers import REFERENCE, SYNTAX_ERROR, fresh_problem_page
 from tests.web.test_browser import TIMEOUT, judged_by, replace_code, shot, shot_both
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -40,13 +40,7 @@ CARET_IN_SIGHT = f"() => {{ const c = ({CARET})(); return c.left < c.caretLeft &
 
 @pytest.fixture(scope="module")
 def page(server, browser_context):
-    page = browser_context.new_page()
-    page.set_default_timeout(TIMEOUT)
-    page.context.add_cookies([{"name": "practice_lang", "value": "zh", "url": server.url}])
-    page.goto(f"{server.url}/problems/100")
-    page.evaluate("localStorage.clear()")
-    page.reload()
-    page.wait_for_selector(".cm-content")
+    page = fresh_problem_page(server, browser_context, TIMEOUT)
     yield page
     page.close()
 
@@ -89,6 +83,13 @@ def test_the_caret_sits_under_its_column_in_a_monospace_block_that_scrolls(page)
 
 
 def test_the_editor_shows_thirty_lines_and_the_panes_resize_and_are_remembered(page):
+    # The verdict before this one grew the results (the editor kept only the lines its file has): not kept.
+    doc_lines = page.evaluate("document.querySelector('#editor').shadowRoot.querySelectorAll('.cm-line').length")
+    assert editor_lines(page) >= doc_lines and page.locator("#results").bounding_box()["height"] > 350
+    # A position the learner chose is kept and wins over that growth: at the default share, thirty lines.
+    page.evaluate("localStorage.setItem('practice-layout', JSON.stringify({left: 0.42, editor: 0.82}))")
+    page.reload()
+    page.wait_for_selector("#verdict:not(.idle)")
     assert editor_lines(page) >= 30
     statement = page.locator("#pane-statement")
     before = statement.bounding_box()["width"]

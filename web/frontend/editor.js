@@ -1,8 +1,8 @@
 // The page's code editor: CodeMirror 6 with Python, 4-space indent, Ctrl/Cmd-Enter to run, Ctrl/Cmd-Shift-Enter
-// to submit, and a way to point at the line an import error names. Built into ../static/editor.js by build.mjs (npm run build).
+// to submit, a way to point at the line an import error names, and soft wrap (a narrow screen turns it on). Built into ../static/editor.js by build.mjs (npm run build).
 import { EditorView, basicSetup } from "codemirror";
 import { keymap } from "@codemirror/view";
-import { EditorState, Prec } from "@codemirror/state";
+import { Compartment, EditorState, Prec } from "@codemirror/state";
 import { indentUnit } from "@codemirror/language";
 import { indentWithTab } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
@@ -20,6 +20,7 @@ function create(host, { doc = "", onRun = () => {}, onSubmit = () => {}, onChang
   const parent = document.createElement("div");
   parent.style.height = "100%";
   shadow.append(parent);
+  const wrapping = new Compartment();  // soft wrap, switched by setSoftWrap (the page does on a narrow screen)
   const runKeys = Prec.highest(keymap.of([
     { key: "Mod-Enter", run: () => { onRun(); return true; } },
     { key: "Mod-Shift-Enter", run: () => { onSubmit(); return true; } },
@@ -37,6 +38,7 @@ function create(host, { doc = "", onRun = () => {}, onSubmit = () => {}, onChang
         keymap.of([indentWithTab]),
         runKeys,
         lintGutter(),
+        wrapping.of([]),
         EditorView.updateListener.of((update) => { if (update.docChanged) onChange(view.state.doc.toString()); }),
         EditorView.theme({
           "&": { height: "100%", fontSize: "13px", backgroundColor: "#fff" },
@@ -63,6 +65,9 @@ function create(host, { doc = "", onRun = () => {}, onSubmit = () => {}, onChang
       view.dispatch({ effects: EditorView.scrollIntoView(target.from, { y: "center" }) });
     },
     clearError() { view.dispatch(setDiagnostics(view.state, [])); },
+    // Long lines wrap at the editor's width instead of scrolling sideways (a phone has no room to scroll).
+    setSoftWrap(on) { view.dispatch({ effects: wrapping.reconfigure(on ? EditorView.lineWrapping : []) }); },
+    softWrap() { return wrapping.get(view.state) === EditorView.lineWrapping; },
     focus() { view.focus(); },
   };
 }

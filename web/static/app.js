@@ -9,7 +9,7 @@ const LAYOUT_KEY = "practice-layout";
 const $ = (id) => document.getElementById(id);
 const state = {
   lang: "zh", problem: null, problems: null, editor: null, current: null, source: null,
-  shown: null, lastStarted: null, running: [], clock: null, busy: false,
+  shown: null, lastStarted: null, running: [], clock: null, busy: false, grown: null,
 };
 
 function cookie(name) {
@@ -98,6 +98,7 @@ function applyLang() {
   document.documentElement.lang = state.lang === "zh" ? "zh-CN" : "en";
   for (const node of document.querySelectorAll("[data-t]")) node.textContent = t(node.dataset.t);
   for (const b of document.querySelectorAll(".lang-switch button")) b.classList.toggle("active", b.dataset.lang === state.lang);
+  if (!$("problem").hidden) labelSplitters();
 }
 async function setLang(lang) {
   state.lang = lang;
@@ -105,6 +106,7 @@ async function setLang(lang) {
   applyLang();
   if (state.problem) {
     renderStatement();
+    guarded(showTerminalProgress);
     await guarded(loadHistory);
     if (state.current) await guarded(() => reproject(state.current));
     else clearResults();
@@ -147,6 +149,8 @@ async function showHome() {
   $("progress-fill").style.width = `${problems.length ? (100 * counts.solved) / problems.length : 0}%`;
   $("progress-text").textContent = t("progress", { solved: counts.solved, total: problems.length })
     + (counts.cpuOnly ? t("progressCpu", { n: counts.cpuOnly }) : "");
+  state.homeCounts = counts;
+  guarded(showTerminalStates);  // learner.js: what the terminal solved, where the page can see it
 }
 
 // ---- problem page ---------------------------------------------------------------------------------------------
@@ -188,6 +192,9 @@ async function showProblem(id) {
   $("dialog-load").addEventListener("click", loadIntoEditor);
   document.addEventListener("keydown", shortcut);
   setupSplitters();
+  followScreenWidth();  // learner.js: soft wrap in the editor on a narrow screen
+  setupTry(problem);  // learner.js: the Try tab, where the exercise offers one
+  guarded(showTerminalProgress);  // learner.js: the terminal's last result here, or that they are kept apart
   const entries = await loadHistory();
   if (entries && entries.length) await restoreLast(entries[0]);
 }
@@ -235,10 +242,14 @@ function renderStatement() {
 
 // ---- resizable panes, remembered in this browser ---------------------------------------------------------------
 const LIMITS = { left: [0.2, 0.75], editor: [0.25, 0.9] };
-// The editor's share of the right column: at 1440x900 that is over 30 lines, and the result keeps ~150 px.
+// The editor's share of the right column: at 1440x900 that is over 30 lines; after a verdict the results grow.
 const DEFAULT_LAYOUT = { left: 0.42, editor: 0.82 };
+const GROWN = 0.5;  // after a verdict the editor keeps at most this share of the column (less if it needs less)
+function savedLayout() {
+  try { return JSON.parse(localStorage.getItem(LAYOUT_KEY) || "{}"); } catch { return {}; }
+}
 function layout() {
-  try { return { ...DEFAULT_LAYOUT, ...JSON.parse(localStorage.getItem(LAYOUT_KEY) || "{}") }; } catch { return { ...DEFAULT_LAYOUT }; }
+  return { ...DEFAULT_LAYOUT, ...savedLayout(), ...(state.grown || {}) };
 }
 function applyLayout(sizes) {
   const ws = $("problem").style;
@@ -246,17 +257,47 @@ function applyLayout(sizes) {
   ws.setProperty("--right-fr", `${((1 - sizes.left) * 100).toFixed(2)}fr`);
   ws.setProperty("--editor-fr", `${(sizes.editor * 100).toFixed(2)}fr`);
   ws.setProperty("--results-fr", `${((1 - sizes.editor) * 100).toFixed(2)}fr`);
+  $("split-columns").setAttribute("aria-valuenow", String(Math.round(sizes.left * 100)));
+  $("split-rows").setAttribute("aria-valuenow", String(Math.round(sizes.editor * 100)));
 }
 function restoreLayout() {
+  state.grown = null;
   applyLayout(layout());
+}
+// After a verdict the results take at least half the column, and the editor gives back the lines it does not fill.
+// A position the learner chose (dragged or moved with the keys, kept in this browser) is theirs: it is left alone.
+function growResults() {
+  if (savedLayout().editor !== undefined || window.matchMedia("(max-width: 900px)").matches) return;
+  const column = $("pane-right").getBoundingClientRect().height;
+  if (!column || !state.editor) return;
+  const needs = editorNeeds() / column;
+  const editor = Math.max(LIMITS.editor[0], Math.min(layout().editor, GROWN, needs));
+  if (editor < layout().editor) {
+    state.grown = { editor };
+    applyLayout(layout());
+  }
+}
+// The editor pane's height for every line of the document: its toolbar and hint bar, and the lines themselves.
+function editorNeeds() {
+  const view = state.editor.view;
+  const chrome = $("pane-editor").getBoundingClientRect().height - $("editor").getBoundingClientRect().height;
+  return chrome + (view.state.doc.lines + 1) * view.defaultLineHeight + 12;
+}
+function labelSplitters() {
+  for (const [id, key] of [["split-columns", "splitColumns"], ["split-rows", "splitRows"]]) {
+    $(id).setAttribute("aria-label", t(key));
+    $(id).title = t(key);
+  }
 }
 function setupSplitters() {
   const clamp = (key, v) => Math.min(LIMITS[key][1], Math.max(LIMITS[key][0], v));
   const save = (key, value) => {
     const sizes = { ...layout(), [key]: clamp(key, value) };
+    state.grown = null;
     applyLayout(sizes);
-    localStorage.setItem(LAYOUT_KEY, JSON.stringify(sizes));
+    localStorage.setItem(LAYOUT_KEY, JSON.stringify({ left: sizes.left, editor: sizes.editor }));
   };
+  const KEYS = { ArrowLeft: -0.02, ArrowUp: -0.02, ArrowRight: 0.02, ArrowDown: 0.02, PageUp: -0.1, PageDown: 0.1 };
   const drag = (splitter, key, fraction) => {
     splitter.addEventListener("pointerdown", (down) => {
       down.preventDefault();
@@ -272,10 +313,12 @@ function setupSplitters() {
       splitter.addEventListener("pointerup", up);
     });
     splitter.addEventListener("keydown", (e) => {
-      const step = { ArrowLeft: -0.02, ArrowUp: -0.02, ArrowRight: 0.02, ArrowDown: 0.02 }[e.key];
-      if (step) { e.preventDefault(); save(key, layout()[key] + step); }
+      const ends = { Home: LIMITS[key][0], End: LIMITS[key][1] };
+      if (e.key in KEYS) { e.preventDefault(); save(key, layout()[key] + KEYS[e.key]); }
+      else if (e.key in ends) { e.preventDefault(); save(key, ends[e.key]); }
     });
   };
+  labelSplitters();
   drag($("split-columns"), "left", (e) => {
     const box = $("problem").getBoundingClientRect();
     return (e.clientX - box.left) / box.width;
@@ -488,6 +531,7 @@ function caseRow(c, timedOut = false) {
   const row = el("li", { class: `case ${c.outcome}${timedOut ? " timed-out" : ""}`, "data-outcome": c.outcome },
     el("span", { class: "mark", text: MARKS[c.outcome] }),
     el("span", { class: "case-name", text: name }),
+    caseTime(c),  // learner.js: a public case's time (hidden cases carry none)
     el("span", { class: "case-outcome", text: t(`outcome.${c.outcome}`) }));
   if (timedOut) row.append(el("div", { class: "case-note", text: t("timedOutHere") }));
   if (c.message) row.append(el("pre", { class: "case-message", text: c.message }));
@@ -496,6 +540,7 @@ function caseRow(c, timedOut = false) {
       el("span", { class: "hint-icon", "aria-hidden": "true" }), el("strong", { text: `${t("hint")}: ` }), c.hint));
   }
   if (c.op_trace) row.append(opTrace(c.op_trace));
+  if (c.hints && c.hints.length) row.append(hintLadder(c));  // learner.js: revealed one at a time, remembered
   return row;
 }
 
@@ -596,7 +641,9 @@ function renderSubmission(sub, markEditor = false) {
     block.hidden = false;
   }
   if (sub.error_line && markEditor) state.editor.showError(sub.error_line, r.message || t("importError"));
-  // The results pane scrolls to the first failure (the verdict and one case fit above the fold otherwise).
+  // The results pane grows and the editor gives back its spare lines; the first failure comes into view under the
+  // pinned verdict (failures are listed first, so it is usually in view already).
+  growResults();
   const first = $("cases").querySelector(".case:not(.passed)");
   if (first && r.verdict !== "accepted") first.scrollIntoView({ block: "nearest" });
 }
