@@ -76,6 +76,21 @@ def browser_context(playwright_session):
             context.close()
 
 
+@pytest.fixture()
+def fresh_browser_context(playwright_session):
+    """A Chromium context of its own (no cookies or storage from other tests: cookies are per host, not per port,
+    so another server's on 127.0.0.1 would otherwise come along), on the process's one Playwright."""
+    from tests.needs import CHROMIUM, CHROMIUM_ARGS
+
+    browser = playwright_session.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+    try:
+        context = browser.new_context(viewport={"width": 1440, "height": 900}, locale="zh-CN")
+        yield context
+        context.close()
+    finally:
+        browser.close()
+
+
 @pytest.fixture(scope="session")
 def judge():
     """A warm judge over the real problems folder."""

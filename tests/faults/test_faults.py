@@ -190,7 +190,7 @@ def test_the_page_draws_a_restarted_judgement_once(deploy, chromium):
     all_well(deploy)
 
 
-@pytest.fixture(scope="module")
-def chromium(browser_context):
-    """The process's shared Chromium (tests/conftest.py: one Playwright a process)."""
-    return browser_context
+@pytest.fixture()
+def chromium(fresh_browser_context):
+    """A Chromium context of its own, on the process's one Playwright (tests/conftest.py)."""
+    return fresh_browser_context

@@ -11,9 +11,9 @@ from tests.web.test_browser import TIMEOUT
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 
-def test_launch_in_the_lms_iframe_submit_then_the_gradebook_then_picker_and_course_view(lms, browser_context):
+def test_launch_in_the_lms_iframe_submit_then_the_gradebook_then_picker_and_course_view(lms, fresh_browser_context):
     lms.platform.link("rl-100", "100")
-    page = browser_context.new_page()
+    page = fresh_browser_context.new_page()
     page.set_default_timeout(TIMEOUT)
     try:
         page.goto(f"{lms.platform.url}/frame?user=learner-1&link=rl-100")
