@@ -19,6 +19,8 @@ from judge.cli.subcommands import build_parser
 from judge.errors import JudgeError
 from tests.batch.conftest import REFERENCE, WRONG, read_grades, write_tree
 
+pytestmark = pytest.mark.slow  # judges a class end to end: the full lane's, not the fast lane's
+
 # user id -> (Canvas's file-name stem, the gradebook's name, SIS User ID, when it was handed in, submission id). The
 # submission ids are other students' user ids: a reader that took `id` for the student would time the wrong one.
 STUDENTS = {

@@ -15,6 +15,8 @@ from judge.batch.grade import EXIT_OK, EXIT_USAGE, grade_class
 from judge.cli.subcommands import build_parser
 from tests.batch.conftest import FIXTURE, REFERENCE, read_grades, write_tree
 
+pytestmark = pytest.mark.slow  # judges a class end to end: the full lane's, not the fast lane's
+
 STARTER = (FIXTURE / "starter.py").read_text(encoding="utf-8")
 PARTIAL = "def add(a, b):\n    return a + b if a.numel() == 1 else a - b\n"  # passes test_add[small] alone
 CLASS = {

@@ -13,6 +13,8 @@ import pytest
 
 from tests.lti.conftest import Lms, found, launch
 
+pytestmark = pytest.mark.slow  # starts the tool and a platform on loopback: the full lane's, not the fast lane's
+
 RETURN_FORM = re.compile(
     r'<form method="post" action="([^"]+)" id="lti-autosubmit">\s*<input type="hidden" '
     r'name="JWT" value="([^"]+)">'

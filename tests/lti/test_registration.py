@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import httpx
+import pytest
 
 from tests.lti.conftest import Lms, PlatformServer, judge_cli, launch, register
 from tests.web.conftest import Server
+
+pytestmark = pytest.mark.slow  # starts the tool and a platform on loopback: the full lane's, not the fast lane's
 
 
 def test_add_list_remove_and_rotate_from_the_command_line(tmp_path):

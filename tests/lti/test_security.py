@@ -14,6 +14,8 @@ import pytest
 
 from tests.lti.conftest import Lms, launch
 
+pytestmark = pytest.mark.slow  # starts the tool and a platform on loopback: the full lane's, not the fast lane's
+
 LTI_TABLES = ("lti_users", "lti_contexts", "lti_links", "lti_passbacks")
 
 

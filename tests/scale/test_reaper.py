@@ -31,6 +31,8 @@ from tests.faults.deployment import wait_for
 from tests.scale.problems import Problems
 from web.config import WebSettings
 
+pytestmark = pytest.mark.slow  # starts Redis and PostgreSQL: the full lane's, not the fast lane's
+
 LIMITS = Limits(99, 99, 99)
 
 
@@ -90,6 +92,7 @@ CONSUMER = """
 import sys, time
 import redis
 from kombu.connection import Connection
+
 url, worker, name = sys.argv[1:]
 if worker:  # a worker's connection, named as judge.queue.worker names it
     client = redis.Redis.from_url(url, client_name=name)
