@@ -14,6 +14,8 @@ import signal
 import time
 from dataclasses import dataclass, field
 
+from sandbox.reaper import alive
+
 CONTROLLERS = ("memory", "pids", "cpu")
 CPU_PERIOD_US = 100_000
 PREFIX = "pj-"
@@ -276,7 +278,7 @@ class Cgroups:
                 continue
             for name in names:
                 owner = name[len(PREFIX) :].split("-")[0] if name.startswith(PREFIX) else ""
-                if owner.isdigit() and not _alive(int(owner)):
+                if owner.isdigit() and not alive(int(owner)):
                     stale.append(os.path.join(base, name))
         for _ in range(20):
             for path in stale:
@@ -328,16 +330,6 @@ def _try_mkdir(base: str) -> tuple[bool, bool]:
         return False, False
     kill = os.path.exists(os.path.join(probe, "cgroup.kill"))
     return _rmdir(probe), kill
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _prepare_v2(h: Hierarchy) -> str:

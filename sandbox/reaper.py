@@ -22,6 +22,26 @@ def peak_mib(usage) -> float:
     return round(usage.ru_maxrss / scale, 1)
 
 
+def alive(pid: int, *, reap: bool = False) -> bool:
+    """Whether pid names a live process (one we may not signal counts as alive).
+
+    reap: pid is our own child, and one that ended but was not waited for yet counts as gone.
+    """
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    if not reap:
+        return True
+    try:
+        waited, _ = os.waitpid(pid, os.WNOHANG)
+        return waited == 0
+    except ChildProcessError:  # not our child: kill(0) said it lives
+        return True
+
+
 class Reaper:
     def __init__(self, selector: selectors.BaseSelector):
         self.selector = selector

@@ -30,6 +30,7 @@ from judge.report.i18n import Lang, Text
 from judge.report.models import Mode, Report
 from judge.report.trying import TryResult
 from judge.settings import Settings
+from sandbox.reaper import alive
 
 START_TIMEOUT_S = 120.0  # a cold start imports the judge (seconds, more on a busy machine)
 
@@ -260,23 +261,10 @@ def stop_all(settings: Settings, wait_s: float = 30.0) -> list[int]:
     """Stop every warm judge of this user's runtime folder; the pids that were asked to stop, once they are gone."""
     pids = [int(answer["pid"]) for path in daemons(settings) if (answer := ask(path, "stop"))]
     deadline = time.monotonic() + wait_s
-    while time.monotonic() < deadline and any(_alive(pid) for pid in pids):
+    # reap: the test suite starts the warm judges as its own children
+    while time.monotonic() < deadline and any(alive(pid, reap=True) for pid in pids):
         time.sleep(0.05)
     return pids
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a child of ours that ended but was not reaped yet (the test suite starts them as children)
-        waited, _ = os.waitpid(pid, os.WNOHANG)
-        return waited == 0
-    except ChildProcessError:
-        return True
 
 
 def statuses(settings: Settings) -> list[dict[str, Any]]:
