@@ -77,15 +77,20 @@ def test_learner_limit_is_429_and_full_queue_is_503(gated):
     with httpx.Client(base_url=url) as first, httpx.Client(base_url=url) as second, httpx.Client(base_url=url) as third:
         running = post(first).json()["id"]
         wait_status(first, running, "running")  # the one worker is busy; the gate holds it
-        assert post(first).status_code == 202  # waiting: 1
+        waiting = post(first)
+        assert waiting.status_code == 202  # waiting: 1
         limited = post(first)
         assert limited.status_code == 429 and "2" in limited.json()["detail"]
-        assert post(second).status_code == 202  # waiting: 2 = the queue's limit
+        other = post(second)
+        assert other.status_code == 202  # waiting: 2 = the queue's limit
         full = post(third)
         assert full.status_code == 503 and int(full.headers["retry-after"]) > 0
         judge.gate.set()
-        verdicts = [events(first, sid)[-1][2]["report"]["verdict"] for sid in [running]]
-        assert verdicts == ["accepted"]
+        # Wait for every admitted submission, not only the running one: the worker takes the
+        # next waiting job only after the first one's last event, so "room" exists once they are done.
+        admitted = [running, waiting.json()["id"], other.json()["id"]]
+        verdicts = [events(first, sid)[-1][2]["report"]["verdict"] for sid in admitted]
+        assert verdicts == ["accepted"] * 3
         assert post(third).status_code == 202  # room again
 
 
