@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from judge.checker.events import EventWriter, Flagged
+from judge.problem.backwards import list_returns
 from judge.problem.declarations import Declarations, read
 
 
@@ -28,6 +29,12 @@ class DeclarationsPlugin:
     @pytest.fixture(scope="session")
     def declarations(self) -> Declarations:
         return self.declarations_of_the_source()
+
+    @pytest.fixture(scope="session")
+    def backward_list_lines(self) -> list[int]:
+        """The lines where a backward given to register_autograd returns a list (judge.problem.backwards), for a
+        problem's probe_causes to name when torch reports the wrong number of gradients."""
+        return list_returns(self.source)
 
     def pytest_runtest_logfinish(self, nodeid: str, location: tuple[str, int | None, str]) -> None:
         unread = self._found.unread if self._found is not None else set()

@@ -11,6 +11,15 @@ class Tampered(WorkerLost):
     """The worker's guard found code the judge trusts changed (or a torch mode left on): no reply is believed."""
 
 
+class OutOfMemory(WorkerLost):
+    """An allocation the learner's code asked for was refused by the memory limit; the worker said where (its
+    last reply) and ended. `line` is the learner's line, `said` what the allocator said."""
+
+    def __init__(self, said: str, line: int | None):
+        self.said, self.line = said, line
+        super().__init__(f"out of memory: {said}")
+
+
 class LearnerError(Exception):
     """The learner's code raised inside a probe; carries the worker's description of it."""
 

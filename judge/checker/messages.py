@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge.checker.errors import LearnerError, Refused, Tampered, WorkerLost
+from judge.checker.errors import LearnerError, OutOfMemory, Refused, Tampered, WorkerLost
 from judge.checker.remote import ImportFailed
 from judge.report.catalog import MESSAGES, say
 from judge.report.feedback import as_text, decode, msg
@@ -47,6 +47,8 @@ def case_message(exc: BaseException, display_name: str) -> Text:
         )
     if isinstance(exc, Tampered):
         return say("case.tampered")
+    if isinstance(exc, OutOfMemory):
+        return say("case.memory_limit", said=first_line(exc.said, 200), where=where(display_name, exc.line))
     if isinstance(exc, WorkerLost):
         return say("case.lost")
     if isinstance(exc, (ImportFailed, NotRun)):
@@ -76,12 +78,13 @@ def learner_failure(hint: object, exc: LearnerError, display_name: str) -> str:
     return msg(text.zh, text.en)
 
 
-def probe_failure(hint: object, exc: LearnerError, display_name: str) -> Text:
+def probe_failure(hint: object, exc: LearnerError, display_name: str, line: int | None = None) -> Text:
+    """The hint, what the learner's code raised, and where: `line`, else the line the traceback named."""
     return say(
         "case.probe_raised",
         hint=as_text(hint),
         error=error_text(exc.type_name, exc.message),
-        where=where(display_name, exc.learner_line),
+        where=where(display_name, line or exc.learner_line),
     )
 
 

@@ -91,9 +91,12 @@ class JudgePlugin:
     def probe(self, request: pytest.FixtureRequest) -> Callable[..., Any]:
         """probe(name, *args, hint=..., **kwargs): remote.call, except that an exception raised by the
         learner's code fails the case with `hint` (plain or msg()-encoded) followed by the exception's first
-        line and line number, in both languages. Where the problem's conftest defines a `probe_causes` fixture
-        ([(text in what was raised, msg(zh, en)), ...]: the traps its statement warns about), the first cause
-        whose text the exception holds names the cause instead of the test's general hint."""
+        line and line number, in both languages. A hint given as (hint, guess) (judge.report.feedback.guessing)
+        adds its guess at the cause only when the learner's code raised from no line of its own. Where the
+        problem's conftest defines a `probe_causes` fixture ([(text in what was raised, msg(zh, en)[, line]),
+        ...]: the traps its statement warns about), the first cause whose text the exception holds names the
+        cause instead of the test's general hint, and its line (the learner's, where the cause can name one the
+        traceback cannot) instead of the exception's."""
         try:
             causes = list(request.getfixturevalue("probe_causes"))
         except pytest.FixtureLookupError:
@@ -106,8 +109,13 @@ class JudgePlugin:
                 return self._remote.call(name, *args, **kwargs)
             except LearnerError as exc:
                 said = f"{exc.type_name}: {exc.message}"
-                cause = next((why for text, why in causes if text in said), hint)
-                raise CaseFailed(probe_failure(cause, exc, self.display_name), exc.learner_line) from None
+                found = next((cause for cause in causes if cause[0] in said), None)
+                why, line = (found[1], found[2] if len(found) > 2 else None) if found else (hint, None)
+                if isinstance(why, tuple):  # (hint, guess): the guess only when nothing points elsewhere
+                    what, guess = why
+                    why = what if exc.learner_line else say("case.guessed", hint=as_text(what), guess=as_text(guess))
+                line = line or exc.learner_line
+                raise CaseFailed(probe_failure(why, exc, self.display_name, line), line) from None
 
         return call
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from judge.checker.errors import LearnerError, Refused, Tampered, WorkerLost
+from judge.checker.errors import LearnerError, OutOfMemory, Refused, Tampered, WorkerLost
 from judge.report.catalog import say
 from judge.report.optrace import Trace
 from judge.report.textsafe import valid
@@ -129,6 +129,12 @@ class Remote:
                     valid(str(raised.get("message", "")))[:2000],
                     line if type(line) is int else None,
                 )
+            memory = reply.get("memory")
+            if type(memory) is dict:  # the worker ends after this reply: every later call finds it lost
+                line = memory.get("learner_line")
+                said = valid(str(memory.get("message", "")))[:500]
+                self.lost = f"out of memory: {said}"
+                raise OutOfMemory(said, line if type(line) is int else None)
             if "internal" in reply:
                 raise RuntimeError(f"probe problem: {reply['internal']}")
             if "tampered" in reply:

@@ -38,6 +38,12 @@ def said(msg_id: str, **fields: object) -> str:
     return msg(text.zh, text.en)
 
 
+def guessing(zh: str, en: str, guess: str = "case.fake_guess") -> tuple[str, str]:
+    """A probe's hint, and the catalogue's guess at the cause (`guess`, a message id) that the judge's probe
+    fixture adds only when neither a known cause nor the learner's own line points elsewhere."""
+    return msg(zh, en), said(guess)
+
+
 def decode(text: str) -> Text | None:
     """The bilingual message encoded somewhere in text by msg(), or None when it holds none."""
     match = _ENCODED.search(text or "")

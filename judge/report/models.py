@@ -206,6 +206,7 @@ class Report(BaseModel):
                         op_trace=case.op_trace.public(lang) if case.op_trace is not None else None,
                         hints=[hint.get(lang) for hint in case.hints],
                         check=case.check,
+                        line=case.line,
                     )
                 )
         return PublicReport(
@@ -286,6 +287,9 @@ class PublicCase(BaseModel):
     )
     check: str = Field(
         "", description="Its check's key (the test's name; an opaque one for a hidden case): remember hints under it."
+    )
+    line: int | None = Field(
+        None, description="A failing public case: the learner's line its message names (never set on hidden ones)."
     )
 
 

@@ -6,7 +6,8 @@ at run time, and nothing here may run code while learner code is loaded.
 
     handshake  worker -> checker, once, after the learner's file imported: ImportOk | ImportRaised | TamperedReply
     request    checker -> worker: ProbeRequest
-    reply      worker -> checker, one per request: OkReply | RaisedReply | TraceReply | InternalReply | TamperedReply
+    reply      worker -> checker, one per request: OkReply | RaisedReply | MemoryReply | TraceReply | InternalReply |
+               TamperedReply
 """
 
 from __future__ import annotations
@@ -37,6 +38,10 @@ class OkReply(TypedDict):
 
 class RaisedReply(TypedDict):
     raised: Raised
+
+
+class MemoryReply(TypedDict):
+    memory: Raised  # an allocation the job's limit refused, and the learner's line that asked; the worker then ends
 
 
 class TracedOp(TypedDict):
@@ -73,4 +78,4 @@ ImportRaised = TypedDict(
 ImportLost = TypedDict("ImportLost", {"import": Literal["lost"], "message": str})
 
 Handshake = ImportOk | ImportRaised | TamperedReply
-Reply = OkReply | RaisedReply | TraceReply | InternalReply | TamperedReply
+Reply = OkReply | RaisedReply | MemoryReply | TraceReply | InternalReply | TamperedReply

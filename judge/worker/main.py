@@ -104,12 +104,15 @@ def serve(
         _gc_enable()
         reply = call(probes, solution, request, display)
         _gc_disable()
+        out_of_memory = "memory" in reply  # our own dict: where an allocation the limit refused was asked for
         frame = reply_frame(reply)
         del request, reply  # anything of the learner's they hold dies now, before the check below
         _gc_collect(1)  # and cycles: their finalizers run now, before the check, or never (frozen)
         _gc_freeze()
         _audit(_send, frame, tampered)
         del frame
+        if out_of_memory:
+            _exit(EXIT_MEMORY)  # the sandbox reads this exit as the memory limit (sandbox.zygote)
     # The session is over (the checker closed the channel): the dispatcher's table must be as the zygote left it,
     # or nothing the checker saw is believed (the judge reads this exit code; judge.grading.decide).
     changed = changed or _intact(job.full_table_check)
@@ -173,7 +176,6 @@ def _call(
     display: str,
     _describe=describe,
     _out_of_memory=is_out_of_memory,
-    _exit=os._exit,
     _type=type,
     _str=str,
     _traced=traced,
@@ -193,5 +195,7 @@ def _call(
         return {"ok": probe(solution, *request["args"], **request["kwargs"])}
     except Exception as exc:  # noqa: BLE001 - the learner's exception is an observation, not a crash
         if _out_of_memory(exc):
-            _exit(EXIT_MEMORY)
+            # Where the refused allocation was asked for, as a time limit names its line (judge.grading.stuck);
+            # the serve loop sends it, then ends the worker with the memory limit's exit.
+            return {"memory": _describe(exc, display)}
         return {"raised": _describe(exc, display)}

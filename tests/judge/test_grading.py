@@ -146,9 +146,13 @@ def test_a_loop_in_a_hidden_case_is_not_located(fixture_judge):
     assert hidden.hidden and hidden.line is None and "running line" not in hidden.message.en
 
 
-def test_huge_allocation_is_memory_limit_exceeded(fixture_judge):
+def test_huge_allocation_is_memory_limit_exceeded_and_names_its_line(fixture_judge):
     source = "import torch\ndef add(a, b):\n    x = torch.ones(30 * 2**30, dtype=torch.uint8)\n    return a + b\n"
-    assert grade(fixture_judge, source).verdict == Verdict.memory_limit_exceeded
+    report = grade(fixture_judge, source, mode="run", display_name="900.py")
+    assert report.verdict == Verdict.memory_limit_exceeded
+    running = report.cases[0]
+    assert running.line == 3 and "memory limit" in running.message.en and "900.py line 3" in running.message.en
+    assert all(case.line == 3 for case in report.cases if "memory limit" in case.message.en)
 
 
 def test_flood_of_output_is_output_limit_exceeded(fixture_judge):

@@ -53,10 +53,19 @@ def test_public_report_has_the_cli_contract_keys():
     data = report().public().model_dump(mode="json")
     assert {"problem", "verdict", "score", "passed", "total", "cases"} <= set(data)
     # the contract's keys, and only the optional feedback beside them: the op trace (None unless a public case
-    # failed) and the hint ladder with its check's key (empty unless the case failed)
+    # failed), the hint ladder with its check's key (empty unless the case failed) and the line its message names
     contract = {"name", "outcome", "hidden", "message", "hint", "duration_s"}
-    assert set(data["cases"][0]) - {"op_trace", "hints", "check"} == contract
+    assert set(data["cases"][0]) - {"op_trace", "hints", "check", "line"} == contract
     assert data["cases"][0]["op_trace"] is None
+
+
+def test_a_public_case_names_its_line_and_a_hidden_one_never_does():
+    full = report()
+    for case in full.cases:
+        case.line = 7
+    public, hidden = full.public().cases[:2]
+    assert (public.hidden, public.line) == (False, 7)
+    assert (hidden.hidden, hidden.line) == (True, None)  # the line a hidden input reached could carry it out
 
 
 def test_hidden_case_shows_its_static_hint_in_the_asked_language():

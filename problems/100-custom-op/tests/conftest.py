@@ -30,11 +30,42 @@ def tol(problem):
 # ---------------------------------------------------------------- causes
 
 
+# torch turns a backward's result that is not a tuple into one value (and appends None for its own
+# metadata): a list of three gradients arrives as 2 of the 4 it expects. Only that case gets "got 2".
+ONE_VALUE = "incorrect number of gradients (expected 4, got 2)"
+
+
+def backward_returned_one_value(list_lines):
+    """The cause for ONE_VALUE, with the line where the source's backward returns a list when it does (the
+    judge's probe fixture puts it after the message; judge.problem.backwards finds it)."""
+    if list_lines:
+        return (
+            ONE_VALUE,
+            msg(
+                "反向返回的是列表，不是元组：torch 把列表当作一个值，于是只数出 1 个梯度。"
+                "把 [...] 改成 (...)：return grad_x, grad_weight, None",
+                "the backward returns a list, not a tuple: torch counts a list as one value, so it finds one "
+                "gradient. Write (...) for [...]: return grad_x, grad_weight, None",
+            ),
+            list_lines[0],
+        )
+    return (
+        ONE_VALUE,
+        msg(
+            "反向只返回了一个值（列表或单个张量），不是元组：torch 把它当作一个梯度。"
+            "要返回元组：return grad_x, grad_weight, None",
+            "the backward returns one value (a list, or a single tensor), not a tuple: torch counts it as one "
+            "gradient. Return a tuple: return grad_x, grad_weight, None",
+        ),
+    )
+
+
 @pytest.fixture(scope="session")
-def probe_causes():
+def probe_causes(backward_list_lines):
     """What the learner's code raised -> the cause, for the traps the statement warns about (the judge's probe
     fixture puts the first match in place of a test's general hint)."""
     return [
+        backward_returned_one_value(backward_list_lines),
         (
             "missing 1 required positional argument: 'eps'",
             msg(
@@ -322,6 +353,16 @@ OPCHECK_LESSONS = [
             "算子本身没有反向：要用 register_autograd 注册在算子上，包在外面的 torch.autograd.Function 不算",
             "the operator itself has no backward: register one on it with register_autograd; a torch.autograd.Function "
             "wrapped around the call does not count",
+        ),
+    ),
+    (
+        None,
+        None,
+        ONE_VALUE,
+        (
+            "反向返回的不是元组（例如列表）：torch 把它当作一个梯度；要返回元组 (grad_x, grad_weight, None)",
+            "the backward returns something other than a tuple (a list?): torch counts it as one gradient; return "
+            "the tuple (grad_x, grad_weight, None)",
         ),
     ),
     (

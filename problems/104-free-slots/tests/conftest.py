@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from judge.checker.opchecks import opcheck_results
-from judge.report.feedback import compare, msg
+from judge.report.feedback import compare, guessing, msg
 
 
 @pytest.fixture(scope="session")
@@ -134,8 +134,21 @@ _METADATA = {  # the start of torch's detail, lower-cased -> what it means here
 }
 
 
+# torch's words when new_dynamic_size gets a bound that is not a plain int (max=used.shape[0], say)
+SYMBOLIC_BOUND = "expected min and max to be statically known ints"
+SYMBOLIC_BOUND_CAUSE = (
+    "new_dynamic_size 的 min 和 max 必须是 Python 整数，例如 max=4096：used.shape[0] 这类长度在 "
+    "FakeTensorMode、opcheck 和 torch.compile 下是符号大小，不能用",
+    "new_dynamic_size's min and max must be Python ints, such as max=4096: a length like used.shape[0] "
+    "is a symbolic size under FakeTensorMode, opcheck and torch.compile",
+)
+
+
 def _opcheck_failure(name, status):
     """(zh, en): which opcheck test failed, why in the chapter's terms, then torch's own words."""
+    if SYMBOLIC_BOUND in status:
+        zh, en = SYMBOLIC_BOUND_CAUSE
+        return f"opcheck 的 {name} 失败：{zh}（{status}）", f"opcheck's {name} failed: {en} ({status})"
     detail = _METADATA_PREAMBLE.sub("", status).strip()
     if detail != status:
         key = detail.lower().removeprefix("mismatched ")
@@ -331,10 +344,9 @@ HINTS = {
     "op_exists": msg("查找算子时出错", "looking up the operator failed"),
     "schema": msg("读取 schema 时出错", "reading the schema failed"),
     "eager": msg("eager 调用 free_slots 时出错", "calling free_slots eagerly failed"),
-    "fake_with_shape_env": msg(
-        "在带 ShapeEnv 的 FakeTensorMode 下调用 free_slots 出错（缺少 fake 实现，或 fake 实现读了数据？）",
-        "calling free_slots under FakeTensorMode with a ShapeEnv failed (no fake implementation, or a fake "
-        "that reads data?)",
+    "fake_with_shape_env": guessing(
+        "在带 ShapeEnv 的 FakeTensorMode 下调用 free_slots 出错",
+        "calling free_slots under FakeTensorMode with a ShapeEnv failed",
     ),
     "fake_meta": msg(
         "在带 ShapeEnv 的 FakeTensorMode 下、对 meta 设备上的 used 调用 free_slots 出错",
@@ -363,6 +375,7 @@ def probe_causes():
     """What the learner's code raised -> the cause, for the traps the statement warns about (the judge's probe
     fixture puts the first match in place of a test's general hint)."""
     return [
+        (SYMBOLIC_BOUND, msg(*SYMBOLIC_BOUND_CAUSE)),
         (
             "data-dependent expression",
             msg(

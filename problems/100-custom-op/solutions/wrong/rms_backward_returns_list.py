@@ -1,4 +1,6 @@
 # expect: wrong_answer
+# expect-message: the backward returns a list, not a tuple
+# expect-message: Write (...) for [...]: return grad_x, grad_weight, None: RuntimeError
 """rms_norm's backward returns a list [grad_x, grad_weight, None] instead of a tuple: torch
 reads a list as a single value, and the number of gradients is wrong."""
 

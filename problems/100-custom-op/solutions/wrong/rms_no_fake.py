@@ -1,4 +1,5 @@
 # expect: wrong_answer
+# expect-message: calling rms_norm on the meta device failed (no fake implementation, or a fake that reads data?): RuntimeError: There was no fake impl registered
 """rms_norm has no fake implementation."""
 
 import torch

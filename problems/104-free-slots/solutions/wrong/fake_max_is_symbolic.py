@@ -1,4 +1,5 @@
 # expect: wrong_answer
+# expect-message: new_dynamic_size's min and max must be Python ints, such as max=4096
 """Wrong: new_dynamic_size(max=used.shape[0]) needs a plain int, but under torch.compile and
 opcheck the length of used is a symbolic size."""
 
