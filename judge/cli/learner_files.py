@@ -12,7 +12,7 @@ from judge.problem.folders import Problem
 from judge.queue import progress
 from judge.report.catalog import MESSAGES, say
 from judge.report.i18n import Lang
-from judge.report.models import Mode, Verdict
+from judge.report.models import Mode, PublicReport, Report, Verdict
 
 LEDGER = ".last-verdicts.json"
 
@@ -37,6 +37,13 @@ class LearnerFiles:
         except (OSError, ValueError):
             return {}
         return ledger if isinstance(ledger, dict) else {}  # a ledger edited by hand into something else
+
+    def record_judged(self, problem: Problem, source: bytes, report: Report | PublicReport, target: Path) -> None:
+        """record() the report's verdict when the judged file is the exercise's own (the default path or the same
+        file named); a file elsewhere is the learner's experiment, not their progress."""
+        if target.resolve() == self.path(problem).resolve():
+            whole = "skipped" not in report.tiers.values()
+            self.record(problem, source, report.verdict, report.mode, whole=whole)
 
     def record(self, problem: Problem, source: bytes, verdict: Verdict, mode: Mode, whole: bool = True) -> None:
         """The file's last verdict; an accept on every test (a submit, no tier left to do) also marks the exercise

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import time
 from itertools import groupby
 
@@ -87,6 +88,15 @@ class LiveMarks:
             self.running = [name for name in self.running if name != plain(event.name)] if not event.hidden else []
         elif event.type == "done":
             self.close()
+
+
+def print_judged(console: Console, report: PublicReport, as_json: bool, path: str, hints: int = 0) -> None:
+    """The report as the learner asked for it: one JSON object on stdout (--json, nothing else), or the terminal's
+    view of it (print_report)."""
+    if as_json:
+        print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False))
+    else:
+        print_report(console, report, path, hints)
 
 
 def print_report(console: Console, report: PublicReport, path: str, hints: int = 0) -> None:

@@ -13,7 +13,7 @@ import httpx
 from judge import exits
 from judge.cli.learner_files import LearnerFiles
 from judge.cli.learner_io import announce, consoles, learner_target, read_submission
-from judge.cli.render import LiveMarks, print_report
+from judge.cli.render import LiveMarks, print_judged
 from judge.report.events import CaseFinished, Collected, Done, EventSink
 from judge.report.i18n import Lang
 from judge.report.models import PublicReport, Verdict
@@ -128,12 +128,8 @@ def run_remote(
     except ServerError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return exits.USAGE
-    if path is None or target.resolve() == files.path(problem).resolve():
-        files.record(problem, source, report.verdict, report.mode, whole="skipped" not in report.tiers.values())
-    if as_json:
-        print(json.dumps(report.model_dump(mode="json"), ensure_ascii=False))
-    else:
-        print_report(out, report, str(target), hints)
+    files.record_judged(problem, source, report, target)
+    print_judged(out, report, as_json, str(target), hints)
     if report.verdict == Verdict.internal_error:
         return exits.USAGE
     return exits.OK if report.verdict == Verdict.accepted else exits.NOT_ACCEPTED

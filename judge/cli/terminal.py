@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 from rich.console import Console
@@ -17,7 +16,7 @@ from judge.cli.learner_io import (
     learner_target,
     read_submission,
 )
-from judge.cli.render import LiveMarks, print_report
+from judge.cli.render import LiveMarks, print_judged
 from judge.errors import JudgeError
 from judge.problem.folders import Problem
 from judge.problem.tiers import CPU
@@ -58,13 +57,9 @@ def run_problem(
     finally:
         if marks is not None:
             marks.close()
-    public_report = report.public(lang)
-    if path is None or target.resolve() == files.path(problem).resolve():
-        files.record(problem, source, report.verdict, report.mode, whole="skipped" not in report.tiers.values())
-    if as_json:
-        print(json.dumps(public_report.model_dump(mode="json"), ensure_ascii=False))
-    else:
-        print_report(out, public_report, str(target), hints)
+    files.record_judged(problem, source, report, target)
+    print_judged(out, report.public(lang), as_json, str(target), hints)
+    if not as_json:
         _notices(err, report, lang)
         if report.verdict == Verdict.accepted and not public and SKIPPED_TIER not in report.tiers.values():
             from judge.cli.statement import next_step  # noqa: PLC0415
