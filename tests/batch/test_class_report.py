@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from contextlib import nullcontext
 
+import pytest
+
 from judge.batch.classreport import check_failures, class_summary, render_class_report, score_histogram
 from judge.batch.rows import Row
 from judge.batch.similarity import Similarity, Threshold, compare
@@ -91,6 +93,7 @@ def _similarity():
     return compare(sources), sources
 
 
+@pytest.mark.browser
 def test_class_report_renders_offline_in_chromium(tmp_path, playwright_session):
     need_chromium()
 
@@ -188,6 +191,7 @@ DRAWN = """(family) => {
 }"""
 
 
+@pytest.mark.browser
 def test_a_chinese_report_reads_on_a_machine_without_cjk_fonts(tmp_path, playwright_session):
     """The report embeds a subset of the generating machine's CJK font: in a Chromium that sees only a Latin font
     (its own fontconfig), its Chinese still draws as glyphs, not boxes."""

@@ -42,6 +42,7 @@ class FaultyJudge(CountingJudge):
         return self.inner.grade(problem_id, source, **kwargs)
 
 
+@pytest.mark.slow  # judges real submissions end to end
 def test_a_retryable_fault_is_judged_again(fixture_judge, fixture_settings, tmp_path):
     judge = FaultyJudge(fixture_judge, faults=1)
     status = grade_class(
@@ -92,6 +93,7 @@ def _consistent(out: Path) -> set[str]:
     return students
 
 
+@pytest.mark.slow  # judges real submissions end to end
 def test_ctrl_c_from_a_hook_leaves_consistent_outputs_and_a_rerun_resumes(fixture_judge, fixture_settings, tmp_path):
     names = [f"s{i}" for i in range(5)]
     classroom = write_tree(tmp_path / "class", {f"{n}.py": REFERENCE + f"\n# {n}\n" for n in names})

@@ -9,6 +9,8 @@ import sys
 import zipfile
 from pathlib import Path
 
+import pytest
+
 from judge.batch.autograder import main as autograder_main
 from judge.batch.gradescope import build_bundle
 from tests.batch.conftest import FIXTURE, WRONG, write_tree
@@ -32,6 +34,7 @@ def _bundle(tmp_path: Path, fixture_settings) -> Path:
     return root
 
 
+@pytest.mark.slow  # judges the submission end to end
 def test_run_autograder_judges_the_submission_folder(tmp_path, fixture_settings):
     root = _bundle(tmp_path, fixture_settings)
     write_tree(root / "submission", {"my_solution.py": WRONG})
