@@ -67,6 +67,22 @@ def marker_weight(item: pytest.Item) -> float:
     return value
 
 
+def _cause(hint: object, causes: list[tuple[Any, ...]], exc: LearnerError) -> tuple[object, int | None]:
+    """(what to say before the exception, the learner's line): the first of the problem's causes whose text the
+    exception holds, with its own line where it names one; else the hint, with its guess only when the learner's
+    code raised from no line of its own; the line defaults to the exception's."""
+    said = f"{exc.type_name}: {exc.message}"
+    for text, why, *where in causes:
+        if text in said:
+            return why, (where[0] if where else None) or exc.learner_line
+    if isinstance(hint, tuple):  # (hint, guess): judge.report.feedback.guessing
+        what, guess = hint
+        if not exc.learner_line:
+            return say("case.guessed", hint=as_text(what), guess=as_text(guess)), None
+        return what, exc.learner_line
+    return hint, exc.learner_line
+
+
 class JudgePlugin:
     def __init__(
         self,
@@ -108,13 +124,7 @@ class JudgePlugin:
             try:
                 return self._remote.call(name, *args, **kwargs)
             except LearnerError as exc:
-                said = f"{exc.type_name}: {exc.message}"
-                found = next((cause for cause in causes if cause[0] in said), None)
-                why, line = (found[1], found[2] if len(found) > 2 else None) if found else (hint, None)
-                if isinstance(why, tuple):  # (hint, guess): the guess only when nothing points elsewhere
-                    what, guess = why
-                    why = what if exc.learner_line else say("case.guessed", hint=as_text(what), guess=as_text(guess))
-                line = line or exc.learner_line
+                why, line = _cause(hint, causes, exc)
                 raise CaseFailed(probe_failure(why, exc, self.display_name, line), line) from None
 
         return call
