@@ -11,7 +11,9 @@
 
 The breakdown of the judge's time: sandbox setup (worker start), learner import (measured here), per case the
 probe time here against the case's time in the judge, pytest's own time, and what is left (checker start,
-collection, arming the guard, the channel, the decision), on one pair. Aim: judge <= 2.5 x direct (issue 28).
+collection, arming the guard, the channel, the decision), on one pair. Aim: judge <= 1.5 x direct (issue 38; 2.5 was
+issue 28's). With the CPU seconds every process of the judge used per Run (from /proc): steadier than wall times on a
+shared machine, and on a small one what a Run's time is made of.
 Prints numbers and ratios, asserts nothing. Run from anywhere: python bench/overhead.py [--runs 9]
 """
 
@@ -105,18 +107,47 @@ class Direct:
             self.tests[item.name] = time.perf_counter() - started
 
 
-def warm_runs(judge: Judge, source: bytes, runs: int) -> tuple[float, Any]:
-    """The median (seconds, report) of `runs` warm Runs of `source`, after one that warms (not counted)."""
+def cpu_seconds() -> float | None:
+    """CPU seconds used so far by this process and its children with theirs (the zygotes, and every job they
+    reaped): read from /proc, so None where there is none. A shared VM's wall times drift by a third from run to
+    run; CPU seconds drift far less, and on a machine whose cores a Run keeps busy they are what its time is made of."""
+    tick = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    me = os.getpid()
+    own = os.times()
+    total = own.user + own.system
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return None
+    for entry in entries:
+        if not entry.isdigit():
+            continue
+        try:
+            fields = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == me:  # ppid; then utime, stime, cutime, cstime (fields 14-17 of proc(5))
+            total += sum(int(value) for value in fields[11:15]) / tick
+    return total
+
+
+def warm_runs(judge: Judge, source: bytes, runs: int) -> tuple[float, Any, float | None]:
+    """The median (seconds, report) of `runs` warm Runs of `source`, after one that warms (not counted), and the
+    CPU seconds per Run of every process of the judge's (None without /proc)."""
     with judge:
         first = judge.grade(PROBLEM, source, mode="run")
         if first.verdict != Verdict.accepted:
             print(f"warning: the reference got {first.verdict.value}", file=sys.stderr)
         reports = []
+        cpu_before = cpu_seconds()
         for _ in range(runs):
             started = time.perf_counter()
             report = judge.grade(PROBLEM, source, mode="run")
             reports.append((time.perf_counter() - started, report))
-    return sorted(reports, key=lambda r: r[0])[len(reports) // 2]
+        cpu_after = cpu_seconds()
+    cpu = (cpu_after - cpu_before) / runs if cpu_before is not None and cpu_after is not None else None
+    seconds, report = sorted(reports, key=lambda r: r[0])[len(reports) // 2]
+    return seconds, report, cpu
 
 
 def main() -> int:
@@ -153,17 +184,21 @@ def main() -> int:
     recorded = list(direct.calls)
     checks_s = sum(direct.tests.values())  # probes and the tests' own checks, inside test bodies
 
-    direct_runs = []  # the recorded probe calls again, straight: what the checks cost without any harness
+    direct_runs, direct_cpu = [], []  # the recorded probe calls again, straight: what the checks cost, no harness
     for _ in range(args.runs):
         fresh = copy.deepcopy([(name, call_args, kwargs) for _test, name, call_args, kwargs, _s in recorded])
-        started = time.perf_counter()
+        started, cpu_started = time.perf_counter(), time.process_time()
         for name, call_args, kwargs in fresh:
             getattr(probes, name)(solution, *call_args, **kwargs)
         direct_runs.append(time.perf_counter() - started)
+        direct_cpu.append(time.process_time() - cpu_started)
     direct_s = statistics.median(direct_runs) + import_s
+    direct_cpu_s = statistics.median(direct_cpu) + import_s
 
-    judge_s, report = warm_runs(judge, problem.reference_path.read_bytes(), args.runs)
-    one_pair_s, one_pair = warm_runs(Judge(Settings(run_workers=1)), problem.reference_path.read_bytes(), args.runs)
+    judge_s, report, judge_cpu = warm_runs(judge, problem.reference_path.read_bytes(), args.runs)
+    one_pair_s, one_pair, one_pair_cpu = warm_runs(
+        Judge(Settings(run_workers=1)), problem.reference_path.read_bytes(), args.runs
+    )
 
     per_test: dict[str, float] = defaultdict(float)
     for test, _name, _a, _k, seconds in recorded:
@@ -176,7 +211,17 @@ def main() -> int:
     print(f"  in pytest, no worker          {in_pytest_s:6.2f} s   (pytest's own: {in_pytest_s - checks_s:.2f} s)")
     print(f"  warm Judge.grade(mode='run')  {judge_s:6.2f} s   ({pairs} worker/checker pairs at once)")
     print(f"  the same on one pair          {one_pair_s:6.2f} s   (PRACTICE_RUN_WORKERS=1)")
-    print(f"  judge / direct = {judge_s / direct_s:.2f}   (aim <= 2.5; one pair: {one_pair_s / direct_s:.2f})")
+    print(
+        f"  judge / direct = {judge_s / direct_s:.2f}   (aim <= 1.5, issue 38; one pair: {one_pair_s / direct_s:.2f})"
+    )
+    if judge_cpu is not None and one_pair_cpu is not None:
+        print(
+            f"CPU seconds per Run, every process of the judge's: {judge_cpu:.2f} on {pairs} pairs"
+            f" ({judge_cpu / judge_s:.1f} of {os.cpu_count()} cores busy on average), {one_pair_cpu:.2f} on one;"
+            f" direct {direct_cpu_s:.2f}"
+        )
+        ratio, one = judge_cpu / direct_cpu_s, one_pair_cpu / direct_cpu_s
+        print(f"  judge CPU / direct CPU = {ratio:.2f}   (one pair: {one:.2f})")
     print("breakdown of the one-pair judge's time:")
     print(f"  sandbox setup (worker start)  {setup_s:6.2f} s")
     print(f"  learner import (here)         {import_s:6.2f} s")
