@@ -14,7 +14,7 @@ from judge.queue.judging import judge_submission
 from judge.queue.store import Limits, SqlStore, Store, Submission
 from judge.queue.tally import LocalTally, Tally
 from judge.report.catalog import say
-from judge.report.models import Mode
+from judge.report.models import Mode, Report
 from judge.source import check_source
 from web.broadcast import Broadcast
 from web.config import WebSettings
@@ -75,14 +75,21 @@ class WebService:
 
     def _task(self, submission_id: str, cancel: threading.Event | None = None) -> None:
         started = time.monotonic()
-        report = judge_submission(self.store, self._grade, submission_id, self.broadcast.publish, cancel)
+        publish = self.broadcast.publish
+        report = judge_submission(self.store, self._grade, submission_id, publish, cancel, on_stored=self._share)
         stored = self.store.get(submission_id) if report is not None else None
-        if report is not None and stored is not None and self.settings.shares_progress():  # the terminal's --list
-            whole = "skipped" not in report.tiers.values()
-            progress.record(self.settings.data_dir, "page", stored.problem_id, report.verdict.value, stored.mode, whole)
         if report is not None and stored is not None and stored.finished_at is not None:
             latency = (stored.finished_at - stored.created_at).total_seconds()
             self.tally.judged(stored.problem_id, report.verdict.value, latency, time.monotonic() - started)
+
+    def _share(self, submission: Submission, report: Report) -> None:
+        """The verdict where the terminal's --list reads it, before the page's stream says "done": a learner who
+        looks at the terminal after the page finds it there."""
+        if self.settings.shares_progress():
+            whole = "skipped" not in report.tiers.values()
+            progress.record(
+                self.settings.data_dir, "page", submission.problem_id, report.verdict.value, submission.mode, whole
+            )
 
     def _grade(self, submission: Submission, on_event: Any, cancel: threading.Event | None = None) -> Any:
         extra = {"cancel": cancel} if cancel is not None else {}  # fakes in tests may not take it

@@ -50,13 +50,16 @@ def judge_submission(
     cancel: threading.Event | None = None,
     worker: str | None = None,
     takeover: Takeover | None = None,
+    on_stored: Callable[[Submission, Report], None] | None = None,
 ) -> Report | None:
     """Run one queued submission to exactly one stored report; a fault of the judge is an internal_error report.
 
     With `cancel` (set when the learner cancels), grade(submission, on_event, cancel) stops early; the store
     already says `cancelled`, so whatever report comes back is dropped by finish().
     worker, takeover: a queue worker's name, and whether it may judge again what a dead worker left running
-    (judge.queue.store's state machine). Returns the report if this call stored it."""
+    (judge.queue.store's state machine). on_stored(submission, report): once this call stored the report, before
+    the stream's last event, so that whoever reads "done" finds what it wrote. Returns the report if this call
+    stored it."""
     submission = store.start(submission_id, worker, takeover)
     if submission is None:
         return None  # judged already (a duplicate dispatch after a restart), or cancelled while queued
@@ -84,5 +87,7 @@ def judge_submission(
         log.exception("judging %s failed", submission_id)
         report = internal_error(submission.problem_id, submission.mode, f"{type(exc).__name__}: {exc}")
     stored = store.finish(submission_id, report.model_dump_json(), attempt=submission.attempts)
+    if stored and on_stored is not None:
+        on_stored(submission, report)
     notify(submission_id)
     return report if stored else None
