@@ -30,7 +30,7 @@ from sandbox import ZygoteClient
 from sandbox.client import fork_unsafe
 
 log = logging.getLogger("judge.service")
-CHECKER_PRELOAD = ["torch", "torch._dynamo", "pytest", "judge.checker.run"]
+CHECKER_PRELOAD = ["torch", "torch._dynamo", "pytest", "judge.checker.run", "judge.checker.warmup"]
 
 
 class Judge:
