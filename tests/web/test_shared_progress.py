@@ -20,7 +20,8 @@ class _Judge(Judge):
 
 
 def test_the_terminal_finds_the_verdict_before_the_stream_says_done(tmp_path):
-    service = WebService(WebSettings(data_dir=tmp_path), _Judge())
+    settings = WebSettings(data_dir=tmp_path, database_url=None, queue_url=None)  # what the environment says aside
+    service = WebService(settings, _Judge())
     publish, done = service.broadcast.publish, threading.Event()
     shared_at_done: list[str | None] = []
 
