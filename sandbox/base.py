@@ -43,6 +43,9 @@ class JobSpec:
     # when the job ends (JobFacts.stack). The job's trusted start hands it to what must write there (the worker's
     # stack at a time limit) and fences it from the rest (judge.worker.guard): text its later code cannot forge.
     stack: bool = False
+    # A parked job (judge.grading.parking): started before its work is known, waiting for it. Its time limit runs
+    # from the client's start_clock, not from the fork; until then it may wait this long, then dies as timed out.
+    parked_s: float = 0.0
 
     def to_wire(self) -> dict:
         return asdict(self)

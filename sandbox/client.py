@@ -89,8 +89,17 @@ class Job:
             raise ZygoteDied("the zygote died while the job ran")
         return self.facts
 
+    @property
+    def ended(self) -> bool:
+        """Whether the job has ended (or its zygote has gone)."""
+        return self._ended.is_set()
+
     def kill(self) -> None:
         self._zygote._send({"op": "kill", "job": self.id})
+
+    def restart_clock(self) -> None:
+        """A parked job (JobSpec.parked_s) is given its work: its time limit counts from now."""
+        self._zygote._send({"op": "clock", "job": self.id})
 
 
 class ZygoteClient:

@@ -45,11 +45,17 @@ class Child:
         self.out_fd, self.report_fd, self.stack = ours  # the stack's is read when the job ends (JobSpec.stack)
         self.group = start.group
         self.started = start.started
-        self.deadline = self.started + start.spec.wall_s
+        # A parked job's limit starts with its work (restart_clock); it may wait parked_s for that work.
+        self.deadline = self.started + (start.spec.parked_s or start.spec.wall_s)
         self.reaped = False
         self.proc = proc  # spawn mode: the Popen, kept so that it never reaps (or warns about) our child
         self.output = OutputRecord(start.spec.output_bytes)
         self.facts = JobFacts(layers=start.plan)
+
+    def restart_clock(self) -> None:
+        """A parked job's work has come: its time limit (and the wall time it reports) counts from now."""
+        self.started = time.monotonic()
+        self.deadline = self.started + self.spec.wall_s
 
     def kill(self) -> None:
         try:
@@ -130,6 +136,10 @@ class ZygoteServer:
             child = self.children.get(message["job"])
             if child:
                 child.kill()
+        elif message["op"] == "clock":
+            child = self.children.get(message["job"])
+            if child and not child.facts.timed_out:
+                child.restart_clock()
         return True
 
     def _start(self, job_id: int, spec: JobSpec, fds: list[int]) -> None:

@@ -225,3 +225,11 @@ def flood(fds, payload) -> None:
     chunk = "x" * 65536
     while True:
         sys.stdout.write(chunk)
+
+
+def parked(fds, payload) -> None:
+    """A parked job: wait for one byte on its socket (its work), then sleep as long as the payload says."""
+    with socket.socket(fileno=fds[0]) as work:
+        if not work.recv(1):
+            return
+    time.sleep(payload.get("seconds", 0))
