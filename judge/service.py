@@ -10,6 +10,7 @@ import time
 from judge.errors import JudgeError
 from judge.flags import report_flags
 from judge.grading.judgement import Judgement, Runtime
+from judge.grading.parking import Parking
 from judge.grading.passes import grade_once
 from judge.grading.precheck import compile_failure, not_compiled
 from judge.grading.trying import try_input
@@ -45,6 +46,7 @@ class Judge:
         self._runner_lock = threading.Lock()
         self._in_flight = 0  # judgements running now: a Run is split over pairs only when it is alone
         self._costs: dict[str, dict[str, float]] = {}  # problem id -> case id -> seconds, from the last Run
+        self._parking: Parking | None = None  # the next Run's pairs, started ahead (judge.grading.parking)
 
     def problems(self) -> list[Problem]:
         return self.problem_set.all()
@@ -126,6 +128,7 @@ class Judge:
                 on_runner_fault=self._discard_runner,  # a GPU runner's fault: that runner only
                 shards=shards,
                 costs=self._costs.setdefault(problem.id, {}),
+                parking=self._parking,
             )
             return grade_once(judgement, runtime, on_event)
         except JudgeError:
@@ -187,6 +190,7 @@ class Judge:
                         zygote.close()
                     raise
                 self._zygotes = zygotes
+                self._parking = Parking() if self.settings.park else None
             return self._zygotes[1]
 
     def runner(self, key: str) -> Runner:
@@ -213,7 +217,19 @@ class Judge:
         if runner is not None:
             runner.close()
 
+    @property
+    def parking(self) -> Parking | None:
+        """The next Run's parked pairs (None: parking is off, or no judgement has started the zygotes yet)."""
+        return self._parking
+
+    def settle(self, timeout: float = 30.0) -> bool:
+        """Wait until the pairs parked for the next Run are ready (a benchmark's pause between Runs)."""
+        return self._parking.settle(timeout) if self._parking is not None else True
+
     def _discard_zygotes(self) -> None:
+        if self._parking is not None:
+            self._parking.close()
+            self._parking = None
         if self._zygotes is not None:
             for zygote in self._zygotes:
                 zygote.close()

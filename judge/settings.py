@@ -25,6 +25,11 @@ class Settings(BaseSettings):
         "other judgement in flight (at most one per CPU core; 1: never split). Submit never splits.",
     )
     zygotes: bool = Field(True, description="Fork checkers and workers from warm parents (False: spawn fresh).")
+    park: bool = Field(
+        True,
+        description="After a Run, start the next Run's worker/checker pairs and keep them waiting for the learner's "
+        "file (judge.grading.parking): the next Run skips their start. False: every Run starts its own.",
+    )
     lang: Lang = Field("zh", description="Language of everything a learner reads: 'zh' (the handbook's) or 'en'.")
     isolation: Literal["auto", "none"] = Field(
         "auto", description="'auto': every isolation layer the host offers; 'none': only resource limits (debugging)."

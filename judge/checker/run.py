@@ -19,7 +19,7 @@ from judge.checker.remote import Remote
 from judge.checker.tiers import TierPlugin
 from judge.report.models import ProblemMeta
 from judge.wire.channel import Channel
-from judge.wire.jobs import CheckerPayload
+from judge.wire.jobs import PARKED_LINE, CheckerPayload, ParkedWork
 
 INI = Path(__file__).with_name("pytest.ini")
 
@@ -46,9 +46,45 @@ def main(fds: list[int], payload: dict[str, Any]) -> None:
         "-W",
         "ignore::DeprecationWarning",
     ]
-    code = pytest.main(args, plugins=[plugin, tiers, declared])
+    plugins: list[object] = [plugin, tiers, declared]
+    if job.parked:
+        plugins.append(Parked(fds[1], channel, remote, plugin, tiers, declared))
+    code = pytest.main(args, plugins=plugins)
     channel.close()  # tells the worker to exit
     events.send(Finished(exit_code=int(code)))
+
+
+class Parked:
+    """A parked checker (judge.grading.parking): its tests are collected before its judgement is known. Once they
+    are, it says so to the judge, waits for its work (ParkedWork), gives its parts to the plugins, hands the worker
+    its file, and goes on to choose its cases (TierPlugin, after this) and judge them as any checker does."""
+
+    def __init__(
+        self,
+        events_fd: int,
+        channel: Channel,
+        remote: Remote,
+        plugin: JudgePlugin,
+        tiers: TierPlugin,
+        declared: DeclarationsPlugin,
+    ):
+        self.judge = socket.socket(fileno=os.dup(events_fd))
+        self.channel, self.remote, self.plugin, self.tiers, self.declared = channel, remote, plugin, tiers, declared
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection_modifyitems(self) -> None:
+        try:
+            self.judge.sendall(PARKED_LINE)
+            work = ParkedWork.read(self.judge)
+        except (EOFError, OSError, KeyError, TypeError, ValueError):
+            os._exit(0)  # the judge let the parked pair go unused: nothing is judged, nobody reads
+        finally:
+            self.judge.close()
+        self.remote.deadline = work.deadline
+        self.plugin.display_name = work.display_name
+        self.declared.source = work.source
+        self.tiers.shard, self.tiers.costs = work.shard, dict(work.costs)
+        self.channel.send(work.for_worker())
 
 
 def _keep_rewritten_tests() -> None:

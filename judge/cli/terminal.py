@@ -83,7 +83,8 @@ def _grade(
             return report
     from judge.service import Judge  # noqa: PLC0415 - only when judging here
 
-    with Judge(settings) as judge:
+    # One judgement, then this process ends: no pair is parked for a next Run (judge.grading.parking).
+    with Judge(settings.model_copy(update={"park": False})) as judge:
         return judge.grade(problem.id, source, mode=mode, on_event=marks, display_name=name)
 
 

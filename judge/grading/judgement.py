@@ -12,7 +12,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import get_args
+from typing import TYPE_CHECKING, get_args
 
 from judge.errors import JudgeError
 from judge.problem.folders import Problem
@@ -23,6 +23,9 @@ from judge.runners import Runner
 from judge.settings import Settings
 from judge.source import check_source
 from sandbox import ZygoteClient
+
+if TYPE_CHECKING:  # the parking imports the pairs, which import this module
+    from judge.grading.parking import Parking
 
 WHOLE = (0, 1)  # the shard of a judgement that is not split: the first of one
 
@@ -84,6 +87,7 @@ class Runtime:
     on_runner_fault: Callable[[str], None] = _no_fault  # a GPU runner failed for a reason of the host: drop it
     shards: int = 1  # pairs a Run alone on the judge is split over
     costs: dict[str, float] = field(default_factory=dict)  # case id -> seconds, from earlier judgements
+    parking: Parking | None = None  # the judge's parked pairs (judge.grading.parking): None, every pass starts its own
 
     def cancelled(self) -> bool:
         return self.cancel is not None and self.cancel.is_set()

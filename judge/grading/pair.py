@@ -12,26 +12,18 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Callable
-from contextlib import ExitStack
-from dataclasses import dataclass
-from typing import Generic, TypeVar
+from typing import TypeVar
 
 from judge.grading.judgement import Judgement
+from judge.grading.started import PairResult, StartedPair, start_pair
 from judge.runners import Runner, WorkerLaunch
-from judge.runners.base import WorkerRun
 from judge.settings import Settings
-from sandbox import JobFacts, JobSpec, ZygoteClient
-from sandbox.client import Job, ZygoteDied
+from sandbox import JobSpec, ZygoteClient
 from sandbox.host import LAYERS
 
+__all__ = ["PairResult", "StartedPair", "launch", "run_pair", "skipped_layers", "start_pair"]
+
 T = TypeVar("T")
-
-
-@dataclass(frozen=True)
-class PairResult(Generic[T]):
-    read: T  # what `read` made of the checker's events
-    checker: JobFacts | None  # the checker's facts (None: its zygote never reported its end)
-    worker: JobFacts
 
 
 def launch(judgement: Judgement, settings: Settings, env: dict[str, str], wall_s: float | None = None) -> WorkerLaunch:
@@ -64,25 +56,7 @@ def run_pair(
 ) -> PairResult[T]:
     """Start the worker, then its checker on the other end of the channel; read the checker's events with `read`;
     wait for both. A fault of the judge's own (a zygote that died) raises; the caller decides what it means."""
-    with ExitStack() as stack:
-        checker_end, worker_end = socket.socketpair()
-        events_in, events_out = socket.socketpair()
-        for sock in (checker_end, worker_end, events_in, events_out):
-            stack.callback(sock.close)
-        started = runner.start(worker, worker_end.fileno())
-        stack.callback(started.close)
-        worker_end.close()
-        job = checker_zygote.run(checker, [checker_end.fileno(), events_out.fileno()])
-        checker_end.close()
-        events_out.close()
-        ended = _kill_on(cancel, started, job)
-        stack.callback(ended.set)
-        got = read(events_in)
-        events_in.close()
-        checker_facts = job.wait()
-        worker_facts = started.wait(timeout=worker_grace_s) or _kill_and_wait(started)
-        return PairResult(got, checker_facts, worker_facts)
-    raise AssertionError("unreachable")  # for the type checker: ExitStack may swallow exceptions in its eyes
+    return start_pair(runner, checker_zygote, worker, checker).finish(read, cancel, worker_grace_s)
 
 
 def skipped_layers(settings: Settings) -> list[str]:
@@ -90,27 +64,3 @@ def skipped_layers(settings: Settings) -> list[str]:
     if settings.isolation == "none":
         return [name for name in LAYERS if name not in ("memory", "pids", "cpu", "rlimits")]
     return []
-
-
-def _kill_on(cancel: threading.Event | None, *jobs: Job | WorkerRun) -> threading.Event:
-    """Kill the jobs as soon as `cancel` is set, until the returned event ends the watch (the pass is over)."""
-    ended = threading.Event()
-    if cancel is not None:
-
-        def watch() -> None:
-            while not ended.is_set():
-                if cancel.wait(0.2):
-                    for job in jobs:
-                        job.kill()
-                    return
-
-        threading.Thread(target=watch, name="judge-cancel", daemon=True).start()
-    return ended
-
-
-def _kill_and_wait(job: WorkerRun) -> JobFacts:
-    job.kill()
-    facts = job.wait()
-    if facts is None:  # not without a timeout: WorkerRun.wait raises past its bound instead
-        raise ZygoteDied("the worker was killed and its end never reported")
-    return facts

@@ -8,15 +8,18 @@ decision. Every pass is one worker-and-checker pair (judge.grading.pair) over th
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import replace
 
 from judge.errors import CannotJudgeHere
 from judge.grading import hostfault
 from judge.grading.decide import CheckerLog, decide, only_skipped_tiers
 from judge.grading.judgement import Judgement, Runtime
 from judge.grading.pair import launch, run_pair
+from judge.grading.parking import PARKED_S
 from judge.grading.relay import Relay
+from judge.grading.started import StartedPair, start_pair
 from judge.grading.stuck import find_stuck
 from judge.grading.tracing import attach_traces
 from judge.report.catalog import say
@@ -24,7 +27,8 @@ from judge.report.events import Done, EventSink
 from judge.report.i18n import Text
 from judge.report.models import Report
 from judge.runners import plan as tier_plans
-from judge.wire.jobs import CheckerPayload
+from judge.runners.base import WorkerLaunch
+from judge.wire.jobs import CheckerPayload, ParkedWork
 from sandbox import JobFacts, JobSpec
 
 CHECKER_GRACE_S = 30  # the checker outlives the worker's limit by this much to report every case
@@ -73,35 +77,34 @@ def grade_once(judgement: Judgement, runtime: Runtime, on_event: EventSink | Non
     )
     report = gpu.finish(report)  # a GPU tier's host fault, each tier's own layers
     emit(Done(verdict=report.verdict))
+    if alone_on_local:
+        _park_next(judgement, runtime, plan.passes[0], plan.skipped, split)
     return report
 
 
 def _one_pass(
     judgement: Judgement, runtime: Runtime, step: tier_plans.Pass, skipped: tuple[str, ...], relay: Relay
 ) -> tuple[CheckerLog, JobFacts]:
-    """One tier's pass (or one shard of a split Run): its worker and checker, the checker's events into a log."""
-    problem, settings, limits = judgement.problem, runtime.settings, judgement.limits
-    checker = JobSpec(
-        target="judge.checker.run:main",
-        wall_s=limits.wall_s + CHECKER_GRACE_S,
-        output_bytes=4 << 20,
-        threads=settings.worker_threads,
-        env=dict(step.env),
-        payload=CheckerPayload(
-            deadline=time.time() + limits.wall_s,
-            meta=problem.meta.model_dump(mode="json"),
-            display_name=judgement.display_name,
-            root=str(problem.root),
-            test_files=tuple(str(p) for p in problem.test_files(judgement.mode)),
-            run_tiers=tuple(step.run_tiers),
-            skip_tiers=tuple(skipped),
-            source=judgement.source,
-            shard=judgement.shard,
-            costs=dict(runtime.costs),
-        ).to_wire(),
-    )
-    worker = launch(judgement, settings, dict(step.env))
-    pair = run_pair(runtime.runners(step.runner), runtime.checker_zygote, worker, checker, relay.read, runtime.cancel)
+    """One tier's pass (or one shard of a split Run): its worker and checker (parked ones where the judge has them
+    ready: judge.grading.parking), the checker's events into a log."""
+    parking = runtime.parking if _parks(judgement, runtime, step) else None
+    parked = parking.take(_park_key(judgement, step, skipped)) if parking is not None else None
+    if parked is not None:
+        parked.go(
+            ParkedWork(
+                deadline=time.time() + judgement.limits.wall_s,
+                display_name=judgement.display_name,
+                source=judgement.source,
+                shard=judgement.shard,
+                costs=dict(runtime.costs),
+            )
+        )
+        pair = parked.pair.finish(relay.read, runtime.cancel)
+    else:
+        worker, checker = _pass_jobs(judgement, runtime, step, skipped)
+        pair = run_pair(
+            runtime.runners(step.runner), runtime.checker_zygote, worker, checker, relay.read, runtime.cancel
+        )
     log, worker_facts = pair.read, pair.worker
     if worker_facts.timed_out:
         log.stuck = find_stuck(worker_facts.stack, judgement.display_name)
@@ -109,6 +112,66 @@ def _one_pass(
         log.fault = "checker ended without finishing"
     log.checker_output = pair.checker.output_tail if pair.checker is not None else ""
     return log, worker_facts
+
+
+def _pass_jobs(
+    judgement: Judgement, runtime: Runtime, step: tier_plans.Pass, skipped: tuple[str, ...], parked: bool = False
+) -> tuple[WorkerLaunch, JobSpec]:
+    """The pass's worker and checker jobs; parked: started ahead of the learner's file, which they are given later
+    (judge.grading.parking), so neither holds the file, its name, the shard's costs or a deadline yet."""
+    problem, settings, limits = judgement.problem, runtime.settings, judgement.limits
+    checker = JobSpec(
+        target="judge.checker.run:main",
+        wall_s=limits.wall_s + CHECKER_GRACE_S,
+        output_bytes=4 << 20,
+        threads=settings.worker_threads,
+        env=dict(step.env),
+        parked_s=PARKED_S if parked else 0.0,
+        payload=CheckerPayload(
+            deadline=0.0 if parked else time.time() + limits.wall_s,
+            meta=problem.meta.model_dump(mode="json"),
+            display_name="" if parked else judgement.display_name,
+            root=str(problem.root),
+            test_files=tuple(str(p) for p in problem.test_files(judgement.mode)),
+            run_tiers=tuple(step.run_tiers),
+            skip_tiers=tuple(skipped),
+            source="" if parked else judgement.source,
+            shard=judgement.shard,
+            costs={} if parked else dict(runtime.costs),
+            parked=parked,
+        ).to_wire(),
+    )
+    worker = launch(judgement, settings, dict(step.env))
+    if parked:
+        worker = replace(worker, source="", display_name="", parked_s=PARKED_S)
+    return worker, checker
+
+
+def _parks(judgement: Judgement, runtime: Runtime, step: tier_plans.Pass) -> bool:
+    """Runs on this host's own runner are what a learner repeats while editing: their pairs are parked."""
+    return runtime.parking is not None and judgement.mode == "run" and step.runner == tier_plans.LOCAL
+
+
+def _park_key(judgement: Judgement, step: tier_plans.Pass, skipped: tuple[str, ...]) -> Hashable:
+    """What a parked pair was started for: everything about its jobs except the learner's file."""
+    problem = judgement.problem
+    env = tuple(sorted(step.env.items()))
+    return (problem.id, problem.digest, judgement.mode, judgement.shard, step.runner, env, step.run_tiers, skipped)
+
+
+def _park_next(
+    judgement: Judgement, runtime: Runtime, step: tier_plans.Pass, skipped: tuple[str, ...], split: int
+) -> None:
+    """Start the next Run's pairs now, parked, while the learner reads this one's report."""
+    if runtime.parking is None or runtime.cancelled() or not _parks(judgement, runtime, step):
+        return
+    parts = [judgement.part(k, split) for k in range(split)] if split > 1 else [judgement]
+
+    def start(part: Judgement) -> Callable[[], StartedPair]:
+        worker, checker = _pass_jobs(part, runtime, step, skipped, parked=True)
+        return lambda: start_pair(runtime.runners(step.runner), runtime.checker_zygote, worker, checker)
+
+    runtime.parking.park({_park_key(part, step, skipped): start(part) for part in parts})
 
 
 def _split_pass(shards: int, run: Callable[[int], tuple[CheckerLog, JobFacts]]) -> list[tuple[CheckerLog, JobFacts]]:

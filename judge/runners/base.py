@@ -107,6 +107,9 @@ class WorkerLaunch:
     target: str = WORKER_TARGET  # what the job runs: the worker, or a trusted check (judge.runners.canary)
     payload: dict[str, str] = field(default_factory=dict)  # the target's payload, beside the files' paths
     full_table_check: bool = False  # the worker compares the whole dispatcher table at its end (judge.worker.main)
+    # A parked worker (judge.grading.parking): started with no learner's file (source and display_name empty),
+    # waiting up to this long for it; its time limit counts from its work's arrival. 0: an ordinary worker.
+    parked_s: float = 0.0
 
 
 class WorkerRun:
@@ -140,6 +143,21 @@ class WorkerRun:
     def kill(self) -> None:
         if self._job is not None:
             self._job.kill()
+
+    @property
+    def ended(self) -> bool:
+        return self._job is None or self._job.ended
+
+    @property
+    def pid(self) -> int | None:
+        """The job's first process, as its zygote's host sees it (None: not started)."""
+        return self._job.pid if self._job is not None else None
+
+    def restart_clock(self) -> None:
+        """A parked worker has its work: its time limit counts from now (sandbox JobSpec.parked_s)."""
+        if self._job is None:
+            raise ZygoteDied("the job was never started")
+        self._job.restart_clock()
 
     def close(self) -> None:
         shutil.rmtree(self.scratch, ignore_errors=True)
@@ -195,12 +213,14 @@ def worker_spec(
         devices_rw=list(policy.devices_rw),
         address_space_limit=not policy.gpu,
         stack=launch.target == WORKER_TARGET,  # the worker's stack at its time limit (judge.worker.main)
+        parked_s=launch.parked_s,
         payload={
             **WorkerPayload(
                 launch.display_name,
                 files_at or "",
                 stack_after_s=max(launch.wall_s - STACK_MARGIN_S, 0.0),
                 full_table_check=launch.full_table_check,
+                parked=launch.parked_s > 0,
             ).to_wire(),
             **launch.payload,
         },

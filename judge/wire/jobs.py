@@ -8,7 +8,10 @@ runner rewrites a payload.
 
 from __future__ import annotations
 
+import json
 import os
+import socket
+import struct
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -23,6 +26,9 @@ class WorkerPayload:
     files_at: str = ""  # the folder holding SOLUTION_FILE and PROBES_FILE as the job sees it; "": the job folder
     stack_after_s: float = 0.0  # write the stack to stderr after this long (0: never)
     full_table_check: bool = False  # at the session's end, compare every kernel of torch's with the zygote's (a Submit)
+    # A parked worker (judge.grading.parking): started with the probes only; the learner's file and its name come
+    # later over the channel, as a ParkedWork, before the guard is armed.
+    parked: bool = False
 
     def to_wire(self) -> dict[str, Any]:
         return asdict(self)
@@ -34,6 +40,7 @@ class WorkerPayload:
             files_at=data.get("files_at", ""),
             stack_after_s=float(data.get("stack_after_s", 0.0)),
             full_table_check=bool(data.get("full_table_check", False)),
+            parked=bool(data.get("parked", False)),
         )
 
     def paths(self) -> tuple[str, str]:
@@ -54,6 +61,9 @@ class CheckerPayload:
     source: str = ""  # the learner's file, read with ast by judge.problem.declarations (the checker never imports it)
     shard: tuple[int, ...] = (0, 1)  # (this pass's shard, shards): a Run split over pairs (judge.checker.shards)
     costs: dict[str, float] = field(default_factory=dict)  # case id -> seconds, from an earlier judgement
+    # A parked checker (judge.grading.parking): it collects its tests, says so (PARKED_LINE), then reads its
+    # judgement's ParkedWork from the judge; deadline, display_name, source, shard and costs come from there.
+    parked: bool = False
 
     def to_wire(self) -> dict[str, Any]:
         return {**asdict(self), **{name: list(getattr(self, name)) for name in TUPLES}}
@@ -64,3 +74,59 @@ class CheckerPayload:
 
 
 TUPLES = ("test_files", "run_tiers", "skip_tiers", "shard")
+
+
+PARKED_LINE = b'{"type": "parked"}\n'  # a parked checker's first bytes on its events socket: collected, waiting
+WORK_HEADER = struct.Struct("!Q")  # the length of the ParkedWork's JSON that follows
+MAX_WORK = 16 << 20  # a learner's file is at most a few MiB (Settings.max_source_bytes), the costs beside it
+
+
+@dataclass(frozen=True)
+class ParkedWork:
+    """What a parked pair is given by the judge (to the checker, over its events socket): its judgement's part."""
+
+    deadline: float  # CheckerPayload.deadline
+    display_name: str
+    source: str
+    shard: tuple[int, ...]
+    costs: dict[str, float]
+
+    def to_wire(self) -> dict[str, Any]:
+        return {**asdict(self), "shard": list(self.shard)}
+
+    def frame(self) -> bytes:
+        """The work as the judge sends it: its JSON's length, then the JSON."""
+        data = json.dumps(self.to_wire(), ensure_ascii=False).encode("utf-8", "surrogatepass")
+        return WORK_HEADER.pack(len(data)) + data
+
+    @classmethod
+    def read(cls, sock: socket.socket) -> ParkedWork:
+        """The work from the judge's frame on `sock`; EOFError if the judge closes it first."""
+        head = sock.recv(WORK_HEADER.size, socket.MSG_WAITALL)
+        if len(head) < WORK_HEADER.size:
+            raise EOFError("the judge closed the parked pair")
+        (size,) = WORK_HEADER.unpack(head)
+        if size > MAX_WORK:
+            raise ValueError(f"a {size}-byte work frame (cap {MAX_WORK})")
+        body = sock.recv(size, socket.MSG_WAITALL)
+        if len(body) < size:
+            raise EOFError("the judge closed the parked pair")
+        return cls.from_wire(json.loads(body.decode("utf-8", "surrogatepass")))
+
+    @classmethod
+    def from_wire(cls, data: Any) -> ParkedWork:
+        """The work as the checker reads it (plain data from the judge, checked for its types)."""
+        if type(data) is not dict:
+            raise ValueError("a parked checker's work is not a mapping")
+        work = cls(
+            deadline=float(data["deadline"]),
+            display_name=str(data["display_name"]),
+            source=str(data["source"]),
+            shard=tuple(int(k) for k in data["shard"]),
+            costs={str(case): float(seconds) for case, seconds in dict(data["costs"]).items()},
+        )
+        return work
+
+    def for_worker(self) -> dict[str, str]:
+        """What the checker hands its parked worker (judge.worker.main._await_work)."""
+        return {"display_name": self.display_name, "source": self.source}

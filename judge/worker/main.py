@@ -5,12 +5,13 @@ from __future__ import annotations
 import faulthandler
 import gc
 import os
+import socket
 import sys
 from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from judge.wire.channel import MAX_FRAME, ChannelClosed, decode, encode
+from judge.wire.channel import MAX_FRAME, Channel, ChannelClosed, decode, encode
 from judge.wire.jobs import WorkerPayload
 from judge.wire.replies import ReplyRejected, check_reply
 from judge.worker import guard, registrations
@@ -59,6 +60,11 @@ def serve(
     # No mutable container: a read-only mapping can be unwrapped (`proxy == X()` hands X.__eq__ its dict).
     probes = tuple(probe_table(probes_module).items())
     sys.modules.pop("probes", None)
+    if job.parked:  # started ahead of its work (judge.grading.parking): the learner's file comes now
+        work = _await_work(fds[0], solution_path)
+        if work is None:
+            return  # the judge let the parked pair go unused
+        display = work
     tampered = encode(TAMPERED)
     _gpu_budget()  # before the guard and the learner's import: torch's CUDA calls are the judge's own here
     stack = fds[1:2]  # the stack's descriptor (sandbox JobSpec.stack), if the runner asked for one
@@ -119,6 +125,23 @@ def serve(
     if changed:
         _write(2, f"judge: the submission changed the dispatcher's table ({changed}); no result is believed\n".encode())
         _exit(EXIT_TAMPERED)
+
+
+def _await_work(fd: int, solution_path: str) -> str | None:
+    """A parked worker's work, from its checker (the judge's own code): the learner's file, written where the worker
+    imports it from, and its display name; None when the channel closes first. No code of the learner's exists yet."""
+    channel = Channel(socket.socket(fileno=os.dup(fd)))
+    try:
+        work = channel.recv()
+    except ChannelClosed:
+        return None
+    finally:
+        channel.close()
+    if type(work) is not dict or type(work.get("source")) is not str or type(work.get("display_name")) is not str:
+        return None
+    with open(solution_path, "w", encoding="utf-8") as file:
+        file.write(work["source"])
+    return work["display_name"]
 
 
 def _stack_before_the_limit(after_s: float, fd: int | None) -> None:

@@ -255,6 +255,21 @@ def zygote_pids() -> set[int]:
     return out
 
 
+def descendants(roots: set[int]) -> set[int]:
+    """The processes under `roots`, and the roots, from /proc's parent links (host pids)."""
+    children: dict[int, set[int]] = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            children.setdefault(_ppid(int(entry)), set()).add(int(entry))
+    found, todo = set(), list(roots)
+    while todo:
+        pid = todo.pop()
+        if pid not in found:
+            found.add(pid)
+            todo += children.get(pid, ())
+    return found
+
+
 def survivors(marks: list[str], allowed: set[int], settle_s: float = 3.0) -> dict[int, str]:
     """Tagged processes other than `allowed`, after giving a just-killed job `settle_s` to disappear."""
     deadline = time.monotonic() + settle_s

@@ -358,6 +358,17 @@ def leaks(texts: list[str], secrets: Secrets, marks: Marks, own_source: str) -> 
     return found
 
 
+def parked(judge: Judge) -> tuple[set[int], set[str]]:
+    """The processes and scratch folders of the pairs the judge parked for its next Run, once they are ready."""
+    parking = judge.parking
+    if parking is None:
+        return set(), set()
+    assert judge.settle(), "the parked pairs did not get ready"
+    pairs = [parked.pair for parked in parking.pairs()]
+    roots = {pid for pair in pairs for pid in (pair.worker.pid, pair.checker.pid) if pid is not None}
+    return hc.descendants(roots), {pair.worker.scratch.name for pair in pairs}
+
+
 def check_rss(problems: list[str]) -> None:
     own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if own > RSS_LIMIT_MIB:
@@ -384,6 +395,7 @@ def test_attack_is_contained(attack, judge, host, marks, secrets):
     before = hc.snapshot([marks.scratch_root])
     changes = hc.FileChanges()
     left: dict[int, str] = {}
+    parked_pids, parked_scratch = set(), set()
     try:
         with Listener() as listener:
             for mode in attack.modes:
@@ -412,9 +424,14 @@ def test_attack_is_contained(attack, judge, host, marks, secrets):
                     f"[{mode}] the learner's report reveals {what}" for what in leaks(texts, known, marks, source)
                 ]
             problems += [f"the listener received {what}" for what in listener.received()]
-        allowed = hc.zygote_pids()
+        # The judge's own pairs, parked for the next Run after this one (judge.grading.parking): started after the
+        # judgement, from the zygotes, and holding nothing of this submission's (checked below).
+        parked_pids, parked_scratch = parked(judge)
+        allowed = hc.zygote_pids() | parked_pids
         left = hc.survivors([marks.path_mark, canary], allowed)
         problems += [f"process {pid} outlived the judgement: {cmd[:160]}" for pid, cmd in left.items()]
+        carrying = sorted(set(hc.tagged_processes([canary])) & parked_pids)
+        problems += [f"the parked process {pid} holds the submission's canary" for pid in carrying]
         if not host.marks_visible:
             print("warning: the PATH marker is not visible in the zygotes; survivors found by canary only")
     finally:
@@ -430,6 +447,7 @@ def test_attack_is_contained(attack, judge, host, marks, secrets):
         ours = changes.ours(canary, ignore=(str(marks.files),))
         stray = [p for p in hc.canary_files(canary) if p not in ours and not p.startswith(str(marks.files))]
         leftovers = [p.name for p in marks.scratch_root.iterdir()] if marks.scratch_root.exists() else []
+        leftovers = [name for name in leftovers if name not in parked_scratch]
         hc.undo(changes, canary)
         for path in stray:
             Path(path).unlink(missing_ok=True)
