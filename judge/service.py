@@ -6,9 +6,10 @@ import logging
 import os
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 from judge.errors import JudgeError
-from judge.flags import report_flags
+from judge.flags import source_flags, tamper_flags
 from judge.grading.judgement import Judgement, Runtime
 from judge.grading.parking import Parking
 from judge.grading.passes import grade_once
@@ -31,6 +32,7 @@ from sandbox import ZygoteClient
 from sandbox.client import fork_unsafe
 
 log = logging.getLogger("judge.service")
+_SCANS = ThreadPoolExecutor(1, thread_name_prefix="judge-flags")  # source_flags beside each judgement
 CHECKER_PRELOAD = ["torch", "torch._dynamo", "pytest", "judge.checker.run", "judge.checker.warmup"]
 
 
@@ -47,6 +49,7 @@ class Judge:
         self._in_flight = 0  # judgements running now: a Run is split over pairs only when it is alone
         self._costs: dict[str, dict[str, float]] = {}  # problem id -> case id -> seconds, from the last Run
         self._parking: Parking | None = None  # the next Run's pairs, started ahead (judge.grading.parking)
+        self._versions: dict[str, str] | None = None
 
     def problems(self) -> list[Problem]:
         return self.problem_set.all()
@@ -90,6 +93,8 @@ class Judge:
         problem, mode = judgement.problem, judgement.mode
         started = time.monotonic()
         failure = compile_failure(judgement.source, judgement.display_name)  # at once: no worker, no torch import
+        # The source's own flags (a scan of its syntax tree, a few ms) while the sandbox judges, not after.
+        scanned = _SCANS.submit(source_flags, judgement.source)
         if failure is not None:
             report = not_compiled(problem.id, mode, failure, on_event)
         else:
@@ -106,7 +111,7 @@ class Judge:
         report.versions = self.versions()
         report.problem_digest = problem.digest
         # For instructors: constructs to look at, tampering, and the grading's own (a GPU tier with native code).
-        report.flags = sorted(set(report_flags(judgement.source, report)) | set(report.flags))
+        report.flags = sorted(set(scanned.result()) | set(tamper_flags(report)) | set(report.flags))
         return report
 
     def _grade_in_sandbox(
@@ -157,7 +162,10 @@ class Judge:
             return TryResult(problem=judgement.problem.id, op="", status="internal", message=say("try.internal"))
 
     def versions(self) -> dict[str, str]:
-        return judge_versions()
+        """What this judge's reports name as having produced them: read once (the code it runs is what it loaded)."""
+        if self._versions is None:
+            self._versions = judge_versions()
+        return dict(self._versions)
 
     def warm(self) -> Judge:
         """Start the warm parents now (seconds), so that the first judgement does not pay for them.

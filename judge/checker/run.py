@@ -46,12 +46,27 @@ def main(fds: list[int], payload: dict[str, Any]) -> None:
         "-W",
         "ignore::DeprecationWarning",
     ]
-    plugins: list[object] = [plugin, tiers, declared]
+    plugins: list[object] = [plugin, tiers, declared, EndOfCases(channel)]
     if job.parked:
         plugins.append(Parked(fds[1], channel, remote, plugin, tiers, declared))
     code = pytest.main(args, plugins=plugins)
     channel.close()  # tells the worker to exit
     events.send(Finished(exit_code=int(code)))
+
+
+class EndOfCases:
+    """Closes the probe channel once the last case has run, which tells the worker to end: its end (its final table
+    check, its exit, the sandbox's facts) then overlaps pytest's own finish instead of following it."""
+
+    def __init__(self, channel: Channel):
+        self.channel = channel
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> object:
+        try:
+            return (yield)
+        finally:
+            self.channel.close()
 
 
 class Parked:
@@ -84,7 +99,7 @@ class Parked:
         self.plugin.display_name = work.display_name
         self.declared.source = work.source
         self.tiers.shard, self.tiers.costs = work.shard, dict(work.costs)
-        self.channel.send(work.for_worker())
+        self.channel.sock.sendall(work.for_worker())
 
 
 def _keep_rewritten_tests() -> None:

@@ -89,17 +89,22 @@ class Parking:
         parked.close()
         return None
 
-    def park(self, starts: dict[Hashable, Callable[[], StartedPair]]) -> None:
-        """Start a pair for each key, in the background; pairs parked for other keys are dropped (one set is kept:
-        the learner's next Run is most likely the same exercise's)."""
+    def park(self, starts: Callable[[], dict[Hashable, Callable[[], StartedPair]]]) -> None:
+        """Start a pair for each key `starts()` gives, in the background; pairs parked for other keys are dropped (one
+        set is kept: the learner's next Run is most likely the same exercise's)."""
         thread = threading.Thread(target=self._park, args=(starts,), name="judge-park", daemon=True)
         with self._lock:
             self._parking = [*(t for t in self._parking if t.is_alive()), thread]
         thread.start()
 
-    def _park(self, starts: dict[Hashable, Callable[[], StartedPair]]) -> None:
+    def _park(self, starts: Callable[[], dict[Hashable, Callable[[], StartedPair]]]) -> None:
         started: dict[Hashable, ParkedPair] = {}
-        for key, start in starts.items():
+        try:
+            pending = starts()
+        except Exception:
+            log.warning("could not make the pairs to park", exc_info=True)
+            pending = {}
+        for key, start in pending.items():
             if self._closed:
                 break
             try:

@@ -165,13 +165,16 @@ def _park_next(
     """Start the next Run's pairs now, parked, while the learner reads this one's report."""
     if runtime.parking is None or runtime.cancelled() or not _parks(judgement, runtime, step):
         return
-    parts = [judgement.part(k, split) for k in range(split)] if split > 1 else [judgement]
+
+    def starts() -> dict[Hashable, Callable[[], StartedPair]]:  # made in the parking's thread, not this Run's
+        parts = [judgement.part(k, split) for k in range(split)] if split > 1 else [judgement]
+        return {_park_key(part, step, skipped): start(part) for part in parts}
 
     def start(part: Judgement) -> Callable[[], StartedPair]:
         worker, checker = _pass_jobs(part, runtime, step, skipped, parked=True)
         return lambda: start_pair(runtime.runners(step.runner), runtime.checker_zygote, worker, checker)
 
-    runtime.parking.park({_park_key(part, step, skipped): start(part) for part in parts})
+    runtime.parking.park(starts)
 
 
 def _split_pass(shards: int, run: Callable[[int], tuple[CheckerLog, JobFacts]]) -> list[tuple[CheckerLog, JobFacts]]:

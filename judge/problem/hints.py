@@ -115,6 +115,8 @@ def attach_hints(problem: Problem, cases: list[CaseResult]) -> None:
     """Give each case that did not pass its check's ladder and key (the report's CaseResult.hints and .check).
 
     A broken hints file gives none (judge check says why): hints are feedback, never a reason to fail a judgement."""
+    if not any(case.outcome in (Outcome.failed, Outcome.error) for case in cases):
+        return  # nothing to hint at: the hints file is not read (a few ms of every accepted Run)
     try:
         hints = ProblemHints(problem)
         hints.ladder  # noqa: B018 - read (and validate) the file once, here, where a fault is caught

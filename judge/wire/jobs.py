@@ -95,23 +95,13 @@ class ParkedWork:
         return {**asdict(self), "shard": list(self.shard)}
 
     def frame(self) -> bytes:
-        """The work as the judge sends it: its JSON's length, then the JSON."""
-        data = json.dumps(self.to_wire(), ensure_ascii=False).encode("utf-8", "surrogatepass")
-        return WORK_HEADER.pack(len(data)) + data
+        """The work as the judge sends it (work_frame)."""
+        return work_frame(self.to_wire())
 
     @classmethod
     def read(cls, sock: socket.socket) -> ParkedWork:
         """The work from the judge's frame on `sock`; EOFError if the judge closes it first."""
-        head = sock.recv(WORK_HEADER.size, socket.MSG_WAITALL)
-        if len(head) < WORK_HEADER.size:
-            raise EOFError("the judge closed the parked pair")
-        (size,) = WORK_HEADER.unpack(head)
-        if size > MAX_WORK:
-            raise ValueError(f"a {size}-byte work frame (cap {MAX_WORK})")
-        body = sock.recv(size, socket.MSG_WAITALL)
-        if len(body) < size:
-            raise EOFError("the judge closed the parked pair")
-        return cls.from_wire(json.loads(body.decode("utf-8", "surrogatepass")))
+        return cls.from_wire(read_work(sock))
 
     @classmethod
     def from_wire(cls, data: Any) -> ParkedWork:
@@ -127,6 +117,27 @@ class ParkedWork:
         )
         return work
 
-    def for_worker(self) -> dict[str, str]:
-        """What the checker hands its parked worker (judge.worker.main._await_work)."""
-        return {"display_name": self.display_name, "source": self.source}
+    def for_worker(self) -> bytes:
+        """The frame the checker hands its parked worker (judge.worker.main._await_work): the file and its name."""
+        return work_frame({"display_name": self.display_name, "source": self.source})
+
+
+def work_frame(data: dict[str, Any]) -> bytes:
+    """A parked job's work as it travels: its JSON's length, then the JSON (plain json: a parked worker reads it
+    after its guard's snapshot, where nothing may run that has not run before; torch's decoder is not used)."""
+    body = json.dumps(data, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    return WORK_HEADER.pack(len(body)) + body
+
+
+def read_work(sock: socket.socket) -> Any:
+    """The JSON of a work frame on `sock`; EOFError if its sender closes first, ValueError for one over MAX_WORK."""
+    head = sock.recv(WORK_HEADER.size, socket.MSG_WAITALL)
+    if len(head) < WORK_HEADER.size:
+        raise EOFError("the parked job's work never came")
+    (size,) = WORK_HEADER.unpack(head)
+    if size > MAX_WORK:
+        raise ValueError(f"a {size}-byte work frame (cap {MAX_WORK})")
+    body = sock.recv(size, socket.MSG_WAITALL) if size else b""
+    if len(body) < size:
+        raise EOFError("the parked job's work never came")
+    return json.loads(body.decode("utf-8", "surrogatepass"))

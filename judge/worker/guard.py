@@ -93,26 +93,51 @@ def _report(where: str, _write=os.write) -> None:
         pass
 
 
+@dataclass(frozen=True)
+class Prepared:
+    """What the guard takes before it knows the learner's file (`prepare`): torch's stand-ins and the dispatcher's
+    doors installed, and the snapshot of the code it trusts. `arm` finishes the guard from it."""
+
+    reals: Any
+    registry: registrations.Gate
+    snapshot: integrity.Snapshot
+    consumed: integrity.Snapshot  # what frame consumers call into (_consumed)
+    extra_modules: tuple[types.ModuleType, ...]
+    trusted_files: tuple[str, ...]
+
+
+def prepare(extra_modules=(), trusted_files=()) -> Prepared:
+    """The guard's work that needs no learner's file (most of its cost): a parked worker (judge.grading.parking)
+    does it while it waits. Nothing but the judge's own code may run between this and `arm`: the snapshot is what
+    every later check compares with."""
+    frames.hide_judge_frames(frames.judge_roots(trusted_files))  # before the snapshot, which then watches it
+    reals = torchgate.install()  # before the snapshots: the stand-ins are what they must find in place
+    registry = registrations.install()  # likewise: the dispatcher's registration doors (judge.worker.registrations)
+    snapshot = integrity.take(extra_modules)
+    return Prepared(reals, registry, snapshot, _consumed(snapshot), tuple(extra_modules), tuple(trusted_files))
+
+
 def arm(
-    fd: int, max_frame: int, extra_modules=(), learner_names=(), trusted_files=(), sealed=()
+    fd: int, max_frame: int, extra_modules=(), learner_names=(), trusted_files=(), sealed=(), prepared=None
 ) -> tuple[str, registrations.Gate]:
     """Guard channel `fd` for the calling frame, which must be the loop that sends and receives on it.
 
     `learner_names` are the file names the learner's code is compiled under; `trusted_files` are files
     outside the usual places whose code the judge trusts (the probes); `sealed` are descriptors this thread must
-    not use at all (the stack's, which faulthandler's watchdog, started before, writes). Returns the seccomp
+    not use at all (the stack's, which faulthandler's watchdog, started before, writes). `prepared`: what
+    `prepare` took earlier for the same modules and files (else it is taken now). Returns the seccomp
     fence's status ('active' or why not), and the gate of the dispatcher's registrations (what the table check at
     the session's end compares with); the audit hook is always installed."""
     serve_frame = sys._getframe(1)
     fd = _relocate(fd)
-    frames.hide_judge_frames(frames.judge_roots(trusted_files))  # before the snapshot, which then watches it
-    reals = torchgate.install()  # before the snapshots: the stand-ins are what they must find in place
-    registry = registrations.install()  # likewise: the dispatcher's registration doors (judge.worker.registrations)
-    snapshot = integrity.take(extra_modules)
+    if prepared is None:
+        prepared = prepare(extra_modules, trusted_files)
+    reals, registry, snapshot = prepared.reals, prepared.registry, prepared.snapshot
+    extra_modules, trusted_files = prepared.extra_modules, prepared.trusted_files
     trusted_globals = frozenset(id(entry[1]) for entry in snapshot)
     roots = frames.trusted_roots(trusted_files)
     classify = frames.make_classifier(roots, learner_names)
-    consumed = _consumed(snapshot)
+    consumed = prepared.consumed
     modules = {entry[0]: (entry,) for entry in snapshot}  # a module's own bindings, by name (classes are "m.C")
 
     def consumers_intact(name, _first=integrity.first_change, _get=modules.get, _none=()) -> bool:

@@ -11,8 +11,8 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from judge.wire.channel import MAX_FRAME, Channel, ChannelClosed, decode, encode
-from judge.wire.jobs import WorkerPayload
+from judge.wire.channel import MAX_FRAME, ChannelClosed, decode, encode
+from judge.wire.jobs import WorkerPayload, read_work
 from judge.wire.replies import ReplyRejected, check_reply
 from judge.worker import guard, registrations
 from judge.worker.learner import describe, is_out_of_memory, load_module
@@ -60,12 +60,14 @@ def serve(
     # No mutable container: a read-only mapping can be unwrapped (`proxy == X()` hands X.__eq__ its dict).
     probes = tuple(probe_table(probes_module).items())
     sys.modules.pop("probes", None)
-    if job.parked:  # started ahead of its work (judge.grading.parking): the learner's file comes now
+    tampered = encode(TAMPERED)
+    prepared = None
+    if job.parked:  # started ahead of its work (judge.grading.parking): the guard's costly part now, then the file
+        prepared = guard.prepare((probes_module,), (probes_path,))
         work = _await_work(fds[0], solution_path)
         if work is None:
             return  # the judge let the parked pair go unused
         display = work
-    tampered = encode(TAMPERED)
     _gpu_budget()  # before the guard and the learner's import: torch's CUDA calls are the judge's own here
     stack = fds[1:2]  # the stack's descriptor (sandbox JobSpec.stack), if the runner asked for one
     # Armed before the guard's fence: faulthandler's watchdog thread exists before the filter that keeps every later
@@ -78,8 +80,9 @@ def serve(
         learner_names=(display,),
         trusted_files=(probes_path,),
         sealed=tuple(stack),
+        prepared=prepared,
     )
-    del probes_module
+    del probes_module, prepared
     _intact = _checker(gate)  # the dispatcher table's settled state, held here before the submission runs
     try:
         solution = load_module("solution", solution_path, display)
@@ -129,14 +132,15 @@ def serve(
 
 def _await_work(fd: int, solution_path: str) -> str | None:
     """A parked worker's work, from its checker (the judge's own code): the learner's file, written where the worker
-    imports it from, and its display name; None when the channel closes first. No code of the learner's exists yet."""
-    channel = Channel(socket.socket(fileno=os.dup(fd)))
+    imports it from, and its display name; None when the channel closes first. No code of the learner's exists yet,
+    and the guard's snapshot is taken: this reads plain JSON (judge.wire.jobs.read_work), never torch's decoder."""
+    sock = socket.socket(fileno=os.dup(fd))
     try:
-        work = channel.recv()
-    except ChannelClosed:
+        work = read_work(sock)
+    except (EOFError, OSError, ValueError):
         return None
     finally:
-        channel.close()
+        sock.close()
     if type(work) is not dict or type(work.get("source")) is not str or type(work.get("display_name")) is not str:
         return None
     with open(solution_path, "w", encoding="utf-8") as file:

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from judge.wire.jobs import MAX_WORK, WORK_HEADER, ParkedWork
+from judge.wire.jobs import MAX_WORK, WORK_HEADER, ParkedWork, read_work
 
 WORK = ParkedWork(
     deadline=1234.5,
@@ -51,3 +51,13 @@ def test_a_frame_over_the_cap_is_refused_before_it_is_read():
 def test_work_of_the_wrong_shape_is_refused(data):
     with pytest.raises((ValueError, KeyError, TypeError)):
         ParkedWork.from_wire(data)
+
+
+def test_the_worker_gets_the_file_and_its_name_as_plain_json():
+    judge, worker = socket.socketpair()
+    with judge, worker:
+        sender = threading.Thread(target=judge.sendall, args=(WORK.for_worker(),))
+        sender.start()
+        got = read_work(worker)
+        sender.join()
+    assert got == {"display_name": WORK.display_name, "source": WORK.source}
