@@ -131,9 +131,13 @@ def cpu_seconds() -> float | None:
     return total
 
 
-def warm_runs(judge: Judge, source: bytes, runs: int) -> tuple[float, Any, float | None]:
+def warm_runs(judge: Judge, source: bytes, runs: int, paced: bool = True) -> tuple[float, Any, float | None]:
     """The median (seconds, report) of `runs` warm Runs of `source`, after one that warms (not counted), and the
-    CPU seconds per Run of every process of the judge's (None without /proc)."""
+    CPU seconds per Run of every process of the judge's (None without /proc), the parked pairs' starts included.
+
+    paced: before each Run, wait (untimed) until the pairs the judge parked after the last one are ready
+    (judge.grading.parking), as they are after a learner's edit; else back to back, each Run's start competing
+    with the parking of the pairs it then takes."""
     with judge:
         first = judge.grade(PROBLEM, source, mode="run")
         if first.verdict != Verdict.accepted:
@@ -141,6 +145,8 @@ def warm_runs(judge: Judge, source: bytes, runs: int) -> tuple[float, Any, float
         reports = []
         cpu_before = cpu_seconds()
         for _ in range(runs):
+            if paced:
+                judge.settle()
             started = time.perf_counter()
             report = judge.grade(PROBLEM, source, mode="run")
             reports.append((time.perf_counter() - started, report))
@@ -195,10 +201,11 @@ def main() -> int:
     direct_s = statistics.median(direct_runs) + import_s
     direct_cpu_s = statistics.median(direct_cpu) + import_s
 
-    judge_s, report, judge_cpu = warm_runs(judge, problem.reference_path.read_bytes(), args.runs)
-    one_pair_s, one_pair, one_pair_cpu = warm_runs(
-        Judge(Settings(run_workers=1)), problem.reference_path.read_bytes(), args.runs
-    )
+    source = problem.reference_path.read_bytes()
+    judge_s, report, judge_cpu = warm_runs(judge, source, args.runs)
+    back_to_back_s, _report, _cpu = warm_runs(Judge(), source, args.runs, paced=False)
+    unparked_s, _report, unparked_cpu = warm_runs(Judge(Settings(park=False)), source, args.runs)
+    one_pair_s, one_pair, one_pair_cpu = warm_runs(Judge(Settings(run_workers=1, park=False)), source, args.runs)
 
     per_test: dict[str, float] = defaultdict(float)
     for test, _name, _a, _k, seconds in recorded:
@@ -209,19 +216,24 @@ def main() -> int:
     print(f"exercise {PROBLEM}, Run ({len(report.cases)} public cases), median of {args.runs}")
     print(f"  direct (import + probes)      {direct_s:6.2f} s   (import {import_s:.2f} s)")
     print(f"  in pytest, no worker          {in_pytest_s:6.2f} s   (pytest's own: {in_pytest_s - checks_s:.2f} s)")
-    print(f"  warm Judge.grade(mode='run')  {judge_s:6.2f} s   ({pairs} worker/checker pairs at once)")
-    print(f"  the same on one pair          {one_pair_s:6.2f} s   (PRACTICE_RUN_WORKERS=1)")
+    print(f"  warm Judge.grade(mode='run')  {judge_s:6.2f} s   ({pairs} worker/checker pairs at once, parked)")
+    print(f"  the same, back to back        {back_to_back_s:6.2f} s   (no pause for the parking between Runs)")
+    print(f"  the same, nothing parked      {unparked_s:6.2f} s   (PRACTICE_PARK=0: each Run starts its pairs)")
+    print(f"  one pair, nothing parked      {one_pair_s:6.2f} s   (PRACTICE_RUN_WORKERS=1 PRACTICE_PARK=0)")
     print(
-        f"  judge / direct = {judge_s / direct_s:.2f}   (aim <= 1.5, issue 38; one pair: {one_pair_s / direct_s:.2f})"
+        f"  judge / direct = {judge_s / direct_s:.2f}   (aim <= 1.5, issue 38; back to back: "
+        f"{back_to_back_s / direct_s:.2f}; nothing parked: {unparked_s / direct_s:.2f}; one pair: "
+        f"{one_pair_s / direct_s:.2f})"
     )
-    if judge_cpu is not None and one_pair_cpu is not None:
+    if judge_cpu is not None and one_pair_cpu is not None and unparked_cpu is not None:
         print(
-            f"CPU seconds per Run, every process of the judge's: {judge_cpu:.2f} on {pairs} pairs"
-            f" ({judge_cpu / judge_s:.1f} of {os.cpu_count()} cores busy on average), {one_pair_cpu:.2f} on one;"
-            f" direct {direct_cpu_s:.2f}"
+            f"CPU seconds per Run, every process of the judge's (the next Run's parked pairs included):"
+            f" {judge_cpu:.2f} on {pairs} pairs, parked; {unparked_cpu:.2f} with nothing parked;"
+            f" {one_pair_cpu:.2f} on one pair; direct {direct_cpu_s:.2f}"
         )
         ratio, one = judge_cpu / direct_cpu_s, one_pair_cpu / direct_cpu_s
-        print(f"  judge CPU / direct CPU = {ratio:.2f}   (one pair: {one:.2f})")
+        unparked = unparked_cpu / direct_cpu_s
+        print(f"  judge CPU / direct CPU = {ratio:.2f}   (nothing parked: {unparked:.2f}; one pair: {one:.2f})")
     print("breakdown of the one-pair judge's time:")
     print(f"  sandbox setup (worker start)  {setup_s:6.2f} s")
     print(f"  learner import (here)         {import_s:6.2f} s")
