@@ -3,7 +3,8 @@
 A warm Run spends a third of its time before its first case: forking the worker into its walls, loading the
 probes, starting pytest and collecting the tests. None of that depends on the learner's file. So after a Run the
 judge starts the next Run's pairs at once (one per shard), and they wait: the worker walled, its probes loaded,
-no guard armed and nothing of a learner's imported; the checker with its tests collected. A Run that finds its
+its guard prepared but not armed (judge.worker.guard.prepare) and nothing of a learner's in it; the checker with its
+tests collected. A Run that finds its
 pairs parked hands them the work (judge.wire.jobs.ParkedWork): the checker takes its parts, passes the file to
 the worker, which writes it, arms its stack dump and its guard, and imports it as a fresh worker does.
 
@@ -59,11 +60,17 @@ class ParkedPair:
         except ZygoteDied:
             pass
 
-    def go(self, work: ParkedWork) -> None:
-        """Give the pair its work: both time limits start now, then the checker reads the work."""
+    def go(self, work: ParkedWork) -> bool:
+        """Give the pair its work: both time limits start now, then the checker reads the work. False, with the pair
+        closed, when its checker ended since it was found ready: the Run then starts a pair of its own."""
         self.pair.worker.restart_clock()
         self.pair.checker.restart_clock()
-        self.pair.events.sendall(work.frame())
+        try:
+            self.pair.events.sendall(work.frame())
+        except OSError:
+            self.close()
+            return False
+        return True
 
 
 class Parking:

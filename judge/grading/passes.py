@@ -89,16 +89,14 @@ def _one_pass(
     ready: judge.grading.parking), the checker's events into a log."""
     parking = runtime.parking if _parks(judgement, runtime, step) else None
     parked = parking.take(_park_key(judgement, step, skipped)) if parking is not None else None
-    if parked is not None:
-        parked.go(
-            ParkedWork(
-                deadline=time.time() + judgement.limits.wall_s,
-                display_name=judgement.display_name,
-                source=judgement.source,
-                shard=judgement.shard,
-                costs=dict(runtime.costs),
-            )
-        )
+    work = ParkedWork(
+        deadline=time.time() + judgement.limits.wall_s,
+        display_name=judgement.display_name,
+        source=judgement.source,
+        shard=judgement.shard,
+        costs=dict(runtime.costs),
+    )
+    if parked is not None and parked.go(work):
         pair = parked.pair.finish(relay.read, runtime.cancel)
     else:
         worker, checker = _pass_jobs(judgement, runtime, step, skipped)

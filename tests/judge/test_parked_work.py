@@ -8,7 +8,8 @@ import threading
 
 import pytest
 
-from judge.wire.jobs import MAX_WORK, WORK_HEADER, ParkedWork, read_work
+from judge.grading.parking import ParkedPair
+from judge.wire.jobs import MAX_WORK, PARKED_LINE, WORK_HEADER, ParkedWork, read_work
 
 WORK = ParkedWork(
     deadline=1234.5,
@@ -61,3 +62,30 @@ def test_the_worker_gets_the_file_and_its_name_as_plain_json():
         got = read_work(worker)
         sender.join()
     assert got == {"display_name": WORK.display_name, "source": WORK.source}
+
+
+class _Job:
+    def restart_clock(self) -> None:
+        pass
+
+
+class _GonePair:
+    """A started pair whose checker has closed its events socket (it ended after it was found ready)."""
+
+    def __init__(self) -> None:
+        self.events, checker_end = socket.socketpair()
+        checker_end.sendall(PARKED_LINE)
+        checker_end.close()
+        self.worker = self.checker = _Job()
+        self.closed = False
+
+    def close(self) -> None:
+        self.closed = True
+        self.events.close()
+
+
+def test_a_parked_pair_whose_checker_went_is_closed_and_not_used():
+    gone = _GonePair()
+    parked = ParkedPair(gone)  # type: ignore[arg-type]
+    assert parked.ready.wait(10)
+    assert parked.go(WORK) is False and gone.closed
