@@ -71,7 +71,8 @@ def test_a_run_alone_is_split_over_two_pairs_and_reads_as_one(fixture_judge, fix
 def test_a_split_run_gives_the_verdict_of_one_pair(fixture_judge, fixture_settings):
     """Wrong on the second case only (so on the second shard), and a time limit there: the same report."""
     wrong = "def add(a, b):\n    return a + b if a.numel() == 1 else a - b\n"
-    hangs = "def add(a, b):\n    while a.numel() > 1:\n        pass\n    return a + b\n"
+    # The loop on one line: the stack dump may land on its test or its body, and both reports must name one line.
+    hangs = "def add(a, b):\n    while a.numel() > 1: pass\n    return a + b\n"
     with Judge(fixture_settings.model_copy(update={"run_workers": 1})) as one_pair:
         for source, verdict in ((wrong, Verdict.wrong_answer), (hangs, Verdict.time_limit_exceeded)):
             split = fixture_judge.grade("900", source, mode="run")
