@@ -36,6 +36,7 @@ import gc
 import os
 import sys
 import types
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -104,6 +105,8 @@ class Prepared:
     consumed: integrity.Snapshot  # what frame consumers call into (_consumed)
     extra_modules: tuple[types.ModuleType, ...]
     trusted_files: tuple[str, ...]
+    # The checks made from the snapshots (integrity.watch): the whole one, the probes' part, the consumers'.
+    intact: tuple[Callable[[], str | None], Callable[[], str | None], Callable[[], str | None]]
 
 
 def prepare(extra_modules=(), trusted_files=()) -> Prepared:
@@ -114,7 +117,13 @@ def prepare(extra_modules=(), trusted_files=()) -> Prepared:
     reals = torchgate.install()  # before the snapshots: the stand-ins are what they must find in place
     registry = registrations.install()  # likewise: the dispatcher's registration doors (judge.worker.registrations)
     snapshot = integrity.take(extra_modules)
-    return Prepared(reals, registry, snapshot, _consumed(snapshot), tuple(extra_modules), tuple(trusted_files))
+    consumed = _consumed(snapshot)
+    # What a probe looks up at call time (its module's globals, what they hold): checked again as each request
+    # arrives; the whole snapshot is checked before each reply leaves.
+    names = tuple(module.__name__ for module in extra_modules)
+    probe_part = tuple(e for e in snapshot if e[0] in names or e[0].startswith(tuple(n + "." for n in names)))
+    intact = (integrity.watch(snapshot), integrity.watch(probe_part), integrity.watch(consumed))
+    return Prepared(reals, registry, snapshot, consumed, tuple(extra_modules), tuple(trusted_files), intact)
 
 
 def arm(
@@ -137,23 +146,18 @@ def arm(
     trusted_globals = frozenset(id(entry[1]) for entry in snapshot)
     roots = frames.trusted_roots(trusted_files)
     classify = frames.make_classifier(roots, learner_names)
-    consumed = prepared.consumed
+    whole, probes, consumed = prepared.intact
     modules = {entry[0]: (entry,) for entry in snapshot}  # a module's own bindings, by name (classes are "m.C")
 
     def consumers_intact(name, _first=integrity.first_change, _get=modules.get, _none=()) -> bool:
-        return _first(consumed) is None and _first(_get(name, _none)) is None
+        return consumed() is None and _first(_get(name, _none)) is None
 
     allowed = frames.make_policy(classify, consumers_intact)
     gates = (reals, frames.make_stack_check(classify), registry)
-    # What a probe looks up at call time (its module's globals, what they hold): checked again as each request
-    # arrives; the whole snapshot is checked before each reply leaves.
-    names = tuple(module.__name__ for module in extra_modules)
-    probe_part = tuple(e for e in snapshot if e[0] in names or e[0].startswith(tuple(n + "." for n in names)))
     scratch = tuple(os.path.dirname(path) + os.sep for path in trusted_files)  # the probes' folder is the learner's
     policy = (allowed, classify)
-    hook = _make_hook(
-        _Watch(fd, max_frame, serve_frame, (snapshot, probe_part), trusted_globals, policy, roots, gates, scratch)
-    )
+    watched = _Watch(fd, max_frame, serve_frame, (whole, probes), trusted_globals, policy, roots, gates, scratch)
+    hook = _make_hook(watched)
     sys.addaudithook(hook)
     for own in (fd, *sealed):
         _set_cloexec(own)
@@ -197,7 +201,7 @@ class _Watch:
     fd: int  # the channel
     max_frame: int
     serve_frame: Any  # the serve loop's frame: the one caller the channel's events are served for
-    snapshot: tuple[Any, Any]  # (the whole integrity snapshot, the probes' part of it)
+    intact: tuple[Any, Any]  # the checks of the whole integrity snapshot and of the probes' part of it
     trusted_globals: frozenset[int]  # ids of the trusted modules' dicts (their functions' code stays theirs)
     policy: tuple[Any, Any]  # (allowed(frame) for frame requests, classify(frame))
     roots: tuple[str, ...]  # the trusted folders (judge.worker.frames.trusted_roots); the probes' is the scratch
@@ -219,7 +223,6 @@ def _make_hook(
     _gc_enable=gc.enable,
     _gc_on=gc.isenabled,
     _function=types.FunctionType,
-    _first_change=integrity.first_change,
     _refuse=_refuse,
     _report=_report,
     _len_dispatch_modes=torch._C._len_torch_dispatch_stack,
@@ -256,7 +259,7 @@ def _make_hook(
     _check_reply=check_reply,
 ):
     fd, max_frame, serve_frame, trusted_globals = watch.fd, watch.max_frame, watch.serve_frame, watch.trusted_globals
-    (snapshot, probe_part), (allowed, classify), roots = watch.snapshot, watch.policy, watch.roots
+    (whole, probes), (allowed, classify), roots = watch.intact, watch.policy, watch.roots
     gated, no_learner, registry = watch.gates
     scratch = watch.scratch
     main = _ident()
@@ -305,7 +308,7 @@ def _make_hook(
     before = modes()
 
     def tampered() -> str | None:
-        where = _first_change(snapshot)
+        where = whole()
         if where is None and modes() != before:
             where = "a torch dispatch or function mode left active"
         return where
@@ -366,7 +369,7 @@ def _make_hook(
             send(args[0] if where is None else args[1])
         else:  # the frame, and whether the trusted code is intact as the next probe starts
             args[0].append(receive_frame())
-            where = _first_change(probe_part)
+            where = probes()
             if where is not None:
                 _report(where)
             args[0].append(where is None)

@@ -8,14 +8,21 @@ before the submission is imported; the guard checks it before every reply leaves
 Reads go through the base types' own descriptors and only compare identities, and any key that is not
 an exact str is itself a change, so the check never calls code the submission defined. Values that
 are plain data (counters, caches, flags) are not watched: torch rebinds those itself.
+
+`watch` makes the check the guard runs before each reply: the same answer as `first_change`, but a dict whose
+version tag (PEP 509) has not moved since it was last found intact is not read again.
 """
 
 from __future__ import annotations
 
+import ctypes
+import gc
 import itertools
 import operator
+import struct
 import sys
 import types
+from collections.abc import Callable
 from typing import Any
 
 # The C descriptors themselves, read from the classes' own mappings (typeshed types ModuleType.__dict__ as an
@@ -244,3 +251,76 @@ def first_change(
                 if namespace.get(key) is not value:
                     return f"{where}.{key}"
     return None
+
+
+# PEP 509: CPython 3.11 to 3.13 keep in every dict a version tag that each change to it moves to a new value
+# of one global counter, right after the object's header and its size. 3.14 dropped it: `_tags_move` then
+# finds that it does not move, and every check reads every binding.
+_TAG_OFFSET = 3 * struct.calcsize("P")
+# The C getter itself, bound now: a learner who sets `value` on ctypes' classes changes what attribute lookup
+# finds, never this descriptor.
+_READ_TAG = ctypes._SimpleCData.__dict__["value"].__get__
+
+
+def _tag_of(namespace) -> ctypes.c_uint64 | None:
+    """A view of the version tag of the exact dict that `namespace` is or (a read-only mapping) wraps, or None."""
+    target = namespace
+    if type(namespace) is types.MappingProxyType:
+        inner = gc.get_referents(namespace)  # the proxy's one referent is what it wraps
+        target = inner[0] if len(inner) == 1 else None
+    if type(target) is not dict:
+        return None
+    return ctypes.c_uint64.from_address(id(target) + _TAG_OFFSET)
+
+
+def _tags_move() -> bool:
+    """Whether this interpreter keeps tags where `_tag_of` reads, moving them on every change and only then."""
+    if sys.implementation.name != "cpython" or not (3, 11) <= sys.version_info[:2] < (3, 14):
+        return False
+    probe: dict[str, object] = {"a": object()}
+    tag = _tag_of(probe)
+    if tag is None:
+        return False
+    seen = [_READ_TAG(tag)]
+    probe["a"] = object()  # a value replaced: neither the size nor the keys' table changes
+    seen.append(_READ_TAG(tag))
+    probe["b"] = 1
+    seen.append(_READ_TAG(tag))
+    del probe["b"]
+    seen.append(_READ_TAG(tag))
+    return len(set(seen)) == len(seen) and _READ_TAG(tag) == seen[-1]
+
+
+TAGS = _tags_move()
+
+
+def watch(snapshot: Snapshot) -> Callable[[], str | None]:
+    """A check that answers as first_change(snapshot) does, reading again only the dicts whose version tag moved
+    since the check last found everything intact (and every entry that has no tag). The first call reads all:
+    the tags are not read with the snapshot, and what ran between could have changed a binding.
+
+    For a worker of exercise 100: about 6 ms for the whole snapshot, a few hundredths of one when nothing moved."""
+    if not TAGS:
+        return lambda: first_change(snapshot)
+    tags = tuple(_tag_of(entry[1]) if entry[2] is not None else None for entry in snapshot)
+    untagged = tuple(tag is None for tag in tags)
+    # An entry without a tag (a list, a set, a mapping that is not a dict) reads a constant and is always read.
+    readers = tuple(ctypes.c_uint64(0) if tag is None else tag for tag in tags)
+    verified = [(-1,) * len(readers)]  # matches no tag: the first check reads every entry
+
+    def check(
+        _read=_READ_TAG,
+        _tuple=tuple,
+        _map=map,
+        _ne=operator.ne,
+        _or=operator.or_,
+        _compress=itertools.compress,
+        _first=first_change,
+    ) -> str | None:
+        now = _tuple(_map(_read, readers))  # read before the entries they vouch for
+        where = _first(_tuple(_compress(snapshot, _map(_or, _map(_ne, now, verified[0]), untagged))))
+        if where is None:
+            verified[0] = now
+        return where
+
+    return check

@@ -232,3 +232,57 @@ def test_a_planted_key_is_a_change_and_never_compared(module, key):
     PlantedKey.calls = 0  # (the line above met it)
     assert integrity.first_change(snapshot) == "judge._integrity_fixture (a key that is not a string)"
     assert PlantedKey.calls == 0
+
+
+def test_this_interpreter_has_the_version_tags_the_fast_check_reads():
+    # Without them every check reads every binding (correct, slower): on the CPython CI runs, the fast path is tested.
+    assert integrity.TAGS == (sys.implementation.name == "cpython" and (3, 11) <= sys.version_info[:2] < (3, 14))
+
+
+@pytest.fixture(params=[True, False], ids=["tags", "no-tags"])
+def tags(request, monkeypatch):
+    monkeypatch.setattr(integrity, "TAGS", request.param and integrity.TAGS)
+    return request.param
+
+
+def test_the_watch_answers_as_a_full_read_after_each_change(module, tags):
+    check = integrity.watch(integrity.take())
+    assert check() is None
+    original = module.helper
+    module.helper = lambda: 3  # after a check found everything intact: only the tag says where to look
+    assert check() == "judge._integrity_fixture.helper"
+    assert check() == "judge._integrity_fixture.helper"  # a change is never taken as the new normal
+    module.helper = original
+    assert check() is None
+    module.COUNT = 7  # data: the tag moves, the bindings read again are intact
+    assert check() is None
+    module.Box.get = lambda self: 0  # a class's dict, behind its read-only mapping
+    assert check() == "judge._integrity_fixture.Box.get"
+
+
+def test_a_change_made_before_the_first_check_is_found(module, tags):
+    snapshot = integrity.take()
+    check = integrity.watch(snapshot)  # the tags are read at the first check, not with the snapshot
+    module.helper = lambda: 3
+    assert check() == "judge._integrity_fixture.helper"
+
+
+def test_the_watch_reads_lists_every_time(tags):
+    probes = types.ModuleType("probes")
+    exec("def probe():\n    return 1\n\nORDER = [probe]\n", probes.__dict__)
+    check = integrity.watch(integrity.take(extra_modules=(probes,)))
+    assert check() is None
+    probes.ORDER[0] = print  # a list's items have no tag
+    assert check() == "probes.ORDER[...]"
+
+
+def test_rebinding_ctypes_value_does_not_blind_the_watch(module, monkeypatch):
+    import ctypes
+
+    check = integrity.watch(integrity.take())
+    assert check() is None
+    # What a learner who read this module would try: make every tag read the same.
+    monkeypatch.setattr(ctypes.c_uint64, "value", property(lambda self: 1), raising=False)
+    assert check() is None  # (a watch that read tags through that lookup would now take "all 1" as intact)
+    module.helper = lambda: 3
+    assert check() == "judge._integrity_fixture.helper"
