@@ -124,7 +124,7 @@ def enter(
     if unshared:
         report.step(unshared, namespaces.unshare, unshared)
     if "pid" in on and "pid" not in report.changed:
-        namespaces.fork_job(list(fds) + [report.fd])  # from here on: pid 2 of the job's pid namespace
+        namespaces.fork_job(list(fds) + [report.fd], small=spec.parked_s is not None)  # from here on: pid 2
     uid = privileges.WORKER_UID if "uid" in on else os.getuid()
     gid = privileges.WORKER_GID if "uid" in on else os.getgid()
     scratch = spec.workdir

@@ -7,7 +7,7 @@ double-forked, setsid'd grandchildren. The process tree of an isolated job is th
     zygote -> relay (outside, what the zygote waits for) -> init (pid 1) -> job (pid 2)
 
 init only reaps orphans and reports the job's exact wait status to the relay, which ends the same way
-(same exit code, or killed by the same signal), so the zygote sees what the job did. The job is not
+(same exit code, or killed by the same signal), so the zygote sees what the job did (sandbox.pidone holds both). The job is not
 pid 1 itself because pid 1 ignores signals it has no handler for (a job's own abort() or kill(getpid())
 would otherwise not end it) and never reaps its orphans.
 """
@@ -15,11 +15,11 @@ would otherwise not end it) and never reaps its orphans.
 from __future__ import annotations
 
 import os
-import resource
 import signal
-import struct
+import sys
+from pathlib import Path
 
-from sandbox import syscalls
+from sandbox import pidone, syscalls
 
 FLAGS = {
     "network": syscalls.CLONE_NEWNET,
@@ -29,7 +29,7 @@ FLAGS = {
     "uts": syscalls.CLONE_NEWUTS,
 }
 HOSTNAME = "sandbox"
-_STATUS = struct.Struct("=i")
+_PIDONE = Path(pidone.__file__).read_text(encoding="utf-8")  # read now: the job's mount view may hide it later
 
 
 def unshare(names: list[str]) -> None:
@@ -44,26 +44,60 @@ def unshare(names: list[str]) -> None:
         syscalls.sethostname(HOSTNAME)
 
 
-def fork_job(close: list[int]) -> None:
+def fork_job(close: list[int], small: bool = False) -> None:
     """After unshare(CLONE_NEWPID): returns only in the job (pid 2); relay and init never return.
 
     `close` are fds only the job may keep (e.g. the worker's socket): relay and init close them so
-    that the job's end is seen as soon as it happens.
+    that the job's end is seen as soon as it happens. `small`: relay and init become bare interpreters
+    (become_small), for a job that is started long before its work (a parked one); the job waits until both
+    have started, since they read the interpreter's files from the mount namespace that it is about to change.
     """
+    ready_r, ready_w = os.pipe() if small else (-1, -1)
     status_r, status_w = os.pipe()
     init = os.fork()
     if init:
         os.close(status_w)
-        _close(close)
-        _relay(init, status_r)
+        _close([*close, ready_r])
+        become_small("relay", init, status_r, ready_w)
+        pidone.relay(init, status_r)
     os.close(status_r)
     # pid 1: dies with the relay (the zygote kills the relay's group; SIGKILL reaches pid 1 from outside).
     syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)
     job = os.fork()
     if job:
-        _close(close)
-        _init(job, status_w)
+        _close([*close, ready_r])
+        become_small("init", job, status_w, ready_w)
+        pidone.init(job, status_w)
     os.close(status_w)
+    if small:
+        os.close(ready_w)
+        _until_closed(ready_r)  # relay and init close their ends once started (or on failing to)
+
+
+def become_small(role: str, pid: int, fd: int, ready: int) -> None:
+    """Run sandbox.pidone's `role` for `pid` in a fresh bare interpreter (exec: same process, same fds' numbers,
+    a few MB instead of the zygote's copy), which closes `ready` once it has started. Returns only if that cannot
+    start (or `ready` is -1: not asked), with `ready` closed, and the caller goes on in Python."""
+    if ready < 0:
+        return
+    try:
+        os.set_inheritable(fd, True)
+        os.set_inheritable(ready, True)
+        os.execv(sys.executable, [sys.executable, "-I", "-S", "-c", _PIDONE, role, str(pid), str(fd), str(ready)])
+    except OSError:
+        os.close(ready)
+
+
+def _until_closed(fd: int) -> None:
+    while True:
+        try:
+            if not os.read(fd, 1):
+                break
+        except InterruptedError:
+            continue
+        except OSError:
+            break
+    os.close(fd)
 
 
 def _close(fds: list[int]) -> None:
@@ -72,47 +106,3 @@ def _close(fds: list[int]) -> None:
             os.close(fd)
         except OSError:
             pass
-
-
-def _init(job: int, status_w: int) -> None:
-    """pid 1: reap every child; when the job ends, hand its wait status to the relay and exit."""
-    code = 0
-    try:
-        while True:
-            try:
-                pid, status = os.waitpid(-1, 0)
-            except ChildProcessError:
-                break
-            if pid == job:
-                os.write(status_w, _STATUS.pack(status))
-                break
-    except BaseException:  # noqa: BLE001 - init must never fall back into the caller's code
-        code = 1
-    os._exit(code)
-
-
-def _relay(init: int, status_r: int) -> None:
-    """Outside the namespace: wait for init, then end exactly as the job did."""
-    try:
-        _, status = os.waitpid(init, 0)
-        data = os.read(status_r, _STATUS.size)
-        if len(data) == _STATUS.size:
-            status = _STATUS.unpack(data)[0]
-        end_like(status)
-    finally:
-        os._exit(70)
-
-
-def end_like(status: int) -> None:
-    """Exit with the code, or die of the signal, that `status` (a wait status) describes."""
-    if os.WIFEXITED(status):
-        os._exit(os.WEXITSTATUS(status))
-    sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else signal.SIGKILL
-    try:
-        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        if sig not in (signal.SIGKILL, signal.SIGSTOP):
-            signal.signal(sig, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, [sig])
-        os.kill(os.getpid(), sig)
-    finally:
-        os._exit(128 + sig)

@@ -228,8 +228,17 @@ def flood(fds, payload) -> None:
 
 
 def parked(fds, payload) -> None:
-    """A parked job: wait for one byte on its socket (its work), then sleep as long as the payload says."""
+    """A parked job: wait for one byte on its socket (its work), then sleep as long as the payload says; then,
+    if asked, leave an orphan behind and exit with a code or die of a signal."""
     with socket.socket(fileno=fds[0]) as work:
         if not work.recv(1):
             return
     time.sleep(payload.get("seconds", 0))
+    if payload.get("orphan") and os.fork() == 0:
+        if os.fork() == 0:
+            time.sleep(60)  # reparented to the namespace's init: it must die with the job
+        os._exit(0)
+    if "signal" in payload:
+        os.kill(os.getpid(), payload["signal"])
+    if "exit" in payload:
+        os._exit(payload["exit"])
