@@ -27,6 +27,7 @@ import statistics
 import sys
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -131,27 +132,60 @@ def cpu_seconds() -> float | None:
     return total
 
 
-def warm_runs(judge: Judge, source: bytes, runs: int, paced: bool = True) -> tuple[float, Any, float | None]:
+def quiet(share: float = 0.1, window_s: float = 0.1, bound_s: float = 5.0) -> None:
+    """Wait (untimed) until the machine's cores were busy less than `share` of a `window_s` window, within
+    `bound_s`: a parked worker may still be preparing when its checker says it is ready, and neither side of the
+    ratio should pay for that. /proc/stat's first line; nothing to wait on without it."""
+
+    def busy_idle() -> tuple[int, int] | None:
+        try:
+            fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+        except (OSError, ValueError):
+            return None
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)
+        return sum(fields) - idle, idle
+
+    deadline = time.monotonic() + bound_s
+    before = busy_idle()
+    while before is not None and time.monotonic() < deadline:
+        time.sleep(window_s)
+        after = busy_idle()
+        if after is None:
+            return
+        busy, idle = after[0] - before[0], after[1] - before[1]
+        if busy + idle > 0 and busy / (busy + idle) < share:
+            return
+        before = after
+
+
+def warm_runs(
+    judge: Judge, source: bytes, runs: int, paced: bool = True, between: Callable[[], float] | None = None
+) -> tuple[float, Any, float | None]:
     """The median (seconds, report) of `runs` warm Runs of `source`, after one that warms (not counted), and the
     CPU seconds per Run of every process of the judge's (None without /proc), the parked pairs' starts included.
 
     paced: before each Run, wait (untimed) until the pairs the judge parked after the last one are ready
     (judge.grading.parking), as they are after a learner's edit; else back to back, each Run's start competing
-    with the parking of the pairs it then takes."""
+    with the parking of the pairs it then takes. between: run (untimed) just before each Run, returning the CPU
+    seconds of this process's that it used, which the Runs' CPU seconds leave out: the direct checks, measured
+    in the same seconds as the judge, so that a shared machine's drift moves both alike."""
     with judge:
         first = judge.grade(PROBLEM, source, mode="run")
         if first.verdict != Verdict.accepted:
             print(f"warning: the reference got {first.verdict.value}", file=sys.stderr)
         reports = []
-        cpu_before = cpu_seconds()
+        cpu_before, between_cpu = cpu_seconds(), 0.0
         for _ in range(runs):
             if paced:
                 judge.settle()
+                quiet()
+            if between is not None:
+                between_cpu += between()
             started = time.perf_counter()
             report = judge.grade(PROBLEM, source, mode="run")
             reports.append((time.perf_counter() - started, report))
         cpu_after = cpu_seconds()
-    cpu = (cpu_after - cpu_before) / runs if cpu_before is not None and cpu_after is not None else None
+    cpu = (cpu_after - cpu_before - between_cpu) / runs if cpu_before is not None and cpu_after is not None else None
     seconds, report = sorted(reports, key=lambda r: r[0])[len(reports) // 2]
     return seconds, report, cpu
 
@@ -190,19 +224,29 @@ def main() -> int:
     recorded = list(direct.calls)
     checks_s = sum(direct.tests.values())  # probes and the tests' own checks, inside test bodies
 
-    direct_runs, direct_cpu = [], []  # the recorded probe calls again, straight: what the checks cost, no harness
-    for _ in range(args.runs):
+    direct_runs: list[float] = []  # the recorded probe calls again, straight: what the checks cost, no harness
+    direct_cpu: list[float] = []
+
+    def direct_pass() -> float:
+        """One pass of the direct checks, timed; returns the CPU seconds it used, its copies included."""
+        cpu_before = time.process_time()
         fresh = copy.deepcopy([(name, call_args, kwargs) for _test, name, call_args, kwargs, _s in recorded])
         started, cpu_started = time.perf_counter(), time.process_time()
         for name, call_args, kwargs in fresh:
             getattr(probes, name)(solution, *call_args, **kwargs)
         direct_runs.append(time.perf_counter() - started)
         direct_cpu.append(time.process_time() - cpu_started)
+        return time.process_time() - cpu_before
+
+    for _ in range(2):  # their first calls after pytest's pass, not counted
+        direct_pass()
+    direct_runs.clear()
+    direct_cpu.clear()
+    source = problem.reference_path.read_bytes()
+    # Each direct pass just before a parked Run: the ratio's two sides measured in the same seconds.
+    judge_s, report, judge_cpu = warm_runs(judge, source, args.runs, between=direct_pass)
     direct_s = statistics.median(direct_runs) + import_s
     direct_cpu_s = statistics.median(direct_cpu) + import_s
-
-    source = problem.reference_path.read_bytes()
-    judge_s, report, judge_cpu = warm_runs(judge, source, args.runs)
     back_to_back_s, _report, _cpu = warm_runs(Judge(), source, args.runs, paced=False)
     unparked_s, _report, unparked_cpu = warm_runs(Judge(Settings(park=False)), source, args.runs)
     one_pair_s, one_pair, one_pair_cpu = warm_runs(Judge(Settings(run_workers=1, park=False)), source, args.runs)
@@ -214,7 +258,7 @@ def main() -> int:
     setup_s = one_pair.run.setup_s or 0.0
     pairs = min(Settings().run_workers, os.cpu_count() or 1)
     print(f"exercise {PROBLEM}, Run ({len(report.cases)} public cases), median of {args.runs}")
-    print(f"  direct (import + probes)      {direct_s:6.2f} s   (import {import_s:.2f} s)")
+    print(f"  direct (import + probes)      {direct_s:6.2f} s   (import {import_s:.2f} s; passes between the Runs)")
     print(f"  in pytest, no worker          {in_pytest_s:6.2f} s   (pytest's own: {in_pytest_s - checks_s:.2f} s)")
     print(f"  warm Judge.grade(mode='run')  {judge_s:6.2f} s   ({pairs} worker/checker pairs at once, parked)")
     print(f"  the same, back to back        {back_to_back_s:6.2f} s   (no pause for the parking between Runs)")
