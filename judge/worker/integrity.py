@@ -299,7 +299,7 @@ def watch(snapshot: Snapshot) -> Callable[[], str | None]:
     since the check last found everything intact (and every entry that has no tag). The first call reads all:
     the tags are not read with the snapshot, and what ran between could have changed a binding.
 
-    For a worker of exercise 100: about 6 ms for the whole snapshot, a few hundredths of one when nothing moved."""
+    For a worker of exercise 100 (1,333 entries): 4 to 6 ms to read them all, 0.2 ms when nothing moved."""
     if not TAGS:
         return lambda: first_change(snapshot)
     tags = tuple(_tag_of(entry[1]) if entry[2] is not None else None for entry in snapshot)
