@@ -7,9 +7,9 @@ double-forked, setsid'd grandchildren. The process tree of an isolated job is th
     zygote -> relay (outside, what the zygote waits for) -> init (pid 1) -> job (pid 2)
 
 init only reaps orphans and reports the job's exact wait status to the relay, which ends the same way
-(same exit code, or killed by the same signal), so the zygote sees what the job did (sandbox.pidone holds both). The job is not
-pid 1 itself because pid 1 ignores signals it has no handler for (a job's own abort() or kill(getpid())
-would otherwise not end it) and never reaps its orphans.
+(same exit code, or killed by the same signal), so the zygote sees what the job did (sandbox.pidone holds
+both). The job is not pid 1 itself because pid 1 ignores signals it has no handler for (a job's own
+abort() or kill(getpid()) would otherwise not end it) and never reaps its orphans.
 """
 
 from __future__ import annotations
