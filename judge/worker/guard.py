@@ -102,10 +102,10 @@ class Prepared:
     reals: Any
     registry: registrations.Gate
     snapshot: integrity.Snapshot
-    consumed: integrity.Snapshot  # what frame consumers call into (_consumed)
     extra_modules: tuple[types.ModuleType, ...]
     trusted_files: tuple[str, ...]
-    # The checks made from the snapshots (integrity.watch): the whole one, the probes' part, the consumers'.
+    # The checks made from the snapshots (integrity.watch): the whole one, the probes' part, and what frame
+    # consumers call into (_consumed).
     intact: tuple[Callable[[], str | None], Callable[[], str | None], Callable[[], str | None]]
 
 
@@ -123,7 +123,7 @@ def prepare(extra_modules=(), trusted_files=()) -> Prepared:
     names = tuple(module.__name__ for module in extra_modules)
     probe_part = tuple(e for e in snapshot if e[0] in names or e[0].startswith(tuple(n + "." for n in names)))
     intact = (integrity.watch(snapshot), integrity.watch(probe_part), integrity.watch(consumed))
-    return Prepared(reals, registry, snapshot, consumed, tuple(extra_modules), tuple(trusted_files), intact)
+    return Prepared(reals, registry, snapshot, tuple(extra_modules), tuple(trusted_files), intact)
 
 
 def arm(
